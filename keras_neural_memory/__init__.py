@@ -1,0 +1,36 @@
+"""keras-neural-memory: Neural Stack, Queue and DeQue memory for Keras RNNs.
+
+Implements Grefenstette et al. 2015, "Learning to Transduce with Unbounded
+Memory", and the stack networks of Hao et al. 2018.
+
+Example:
+
+```python
+import keras
+from keras_neural_memory import StackCell
+
+layer = keras.layers.RNN(StackCell(keras.layers.LSTMCell(256)), return_sequences=True)
+```
+"""
+
+from keras_neural_memory import memory
+from keras_neural_memory.deque_cell import DequeCell
+from keras_neural_memory.linear_controller import LinearController
+from keras_neural_memory.memory_cell import MemoryCell
+from keras_neural_memory.memory_rnn import MemoryRNN
+from keras_neural_memory.queue_cell import QueueCell
+from keras_neural_memory.stack_cell import StackCell
+from keras_neural_memory.trace import trace_memory
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DequeCell",
+    "LinearController",
+    "MemoryCell",
+    "MemoryRNN",
+    "QueueCell",
+    "StackCell",
+    "memory",
+    "trace_memory",
+]

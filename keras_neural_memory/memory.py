@@ -1,0 +1,365 @@
+"""Neural Stack, Queue and DeQue (Grefenstette et al. 2015, §3.1-3.3).
+
+The memories have no trainable parameters. Each is a set of pure functions
+on an explicit state, in the style of Haiku's `RNNCore`: `initial_state`
+builds the state, `step` maps `(state, controls)` to `(new_state, read)`.
+The Keras cells in this package call these functions; they can equally be
+used on their own.
+
+Layout. A memory of `capacity` steps keeps a fixed buffer of slots:
+
+* Stack and Queue: `capacity` slots; the value pushed at step `t` (0-based)
+  lives in slot `t`, so slot 0 is the bottom (oldest) and the paper's index
+  `i` is slot `i - 1`.
+* DeQue: `2 * capacity` slots. The paper (eq. 6) grows the DeQue at both
+  ends; here the buffer is centred, so step `t` writes the bottom value to
+  slot `capacity - 1 - t` and the top value to slot `capacity + t`.
+
+Slots not yet written hold a zero value and zero strength, so the paper's
+sums over "the slots that exist at time t" are sums over the whole buffer:
+every update is a cumulative sum over slots, with no loop and no
+`(slots, slots)` mask. A `written` mask records how many steps have been
+taken; it is a float 0/1 vector rather than a counter because Keras casts
+RNN states to the compute dtype, and a float16 counter stops being exact
+after 2048 steps.
+
+Overflow. A step taken when all `capacity` steps are used cannot be stored.
+It is never wrapped around: the read of that step and every later step is
+NaN, so the failure is loud (see `keras.callbacks.TerminateOnNaN`). Use
+`keras_neural_memory.MemoryRNN`, which sizes the memory from each input's
+length, to avoid a fixed capacity altogether.
+
+Ties. `max(x, y)` and `min(x, y)` are differentiated with respect to their
+left argument where `x == y` (paper footnote 1). `_max_left`/`_min_left`
+implement that on every backend (JAX's own `maximum` splits the gradient).
+"""
+
+import collections
+
+from keras import ops
+from keras.saving import register_keras_serializable
+
+__all__ = ["MemoryState", "NeuralStack", "NeuralQueue", "NeuralDeque"]
+
+MemoryState = collections.namedtuple("MemoryState", ["values", "strengths", "written"])
+MemoryState.__doc__ = """State of a neural memory.
+
+Attributes:
+    values: `(batch, slots, width)` the value matrix `V_t`.
+    strengths: `(batch, slots)` the strength vector `s_t`, bottom slot first.
+    written: `(batch, capacity)` 1.0 for every step already taken, else 0.0.
+"""
+
+
+# --------------------------------------------------------------------------
+# The shared mechanism: pure functions on strength vectors.
+# --------------------------------------------------------------------------
+
+
+def _max_left(x, y):
+    """`max(x, y)`, differentiated w.r.t. `x` at ties (footnote 1)."""
+    return ops.where(x >= y, x, y)
+
+
+def _min_left(x, y):
+    """`min(x, y)`, differentiated w.r.t. `x` at ties (footnote 1)."""
+    return ops.where(x <= y, x, y)
+
+
+def _relu(x):
+    """`max(0, x)`: at `x == 0` the left argument 0 wins, so the slope is 0."""
+    return _max_left(ops.zeros_like(x), x)
+
+
+def _sum_above(strengths):
+    """`sum_{j > i} s[j]` for every slot `i` (towards the top)."""
+    inclusive = ops.cumsum(strengths, axis=-1)
+    return ops.sum(strengths, axis=-1, keepdims=True) - inclusive
+
+
+def _sum_below(strengths):
+    """`sum_{j < i} s[j]` for every slot `i` (towards the bottom)."""
+    return ops.cumsum(strengths, axis=-1) - strengths
+
+
+_SUM_TOWARDS = {"top": _sum_above, "bottom": _sum_below}
+
+
+def pop(strengths, amount, end):
+    """Removes `amount` of strength from one end (eqs. 2, 4, 7, 8).
+
+    Args:
+        strengths: `(batch, slots)` strengths, bottom slot first.
+        amount: `(batch, 1)` pop strength `u_t`.
+        end: `"top"` (stack, eqs. 2 and 7) or `"bottom"` (queue, eqs. 4, 8).
+
+    Returns:
+        The strengths after the pop, same shape.
+    """
+    remaining = _relu(amount - _SUM_TOWARDS[end](strengths))
+    return _relu(strengths - remaining)
+
+
+def read_weights(strengths, end):
+    """Weight of every slot in a read of total strength 1 (eqs. 3, 5, 10, 11).
+
+    Args:
+        strengths: `(batch, slots)` strengths, bottom slot first.
+        end: `"top"` or `"bottom"`: the end the read starts from.
+
+    Returns:
+        `(batch, slots)` weights; the read vector is `sum_i w[i] * V[i]`.
+    """
+    remaining = _relu(1.0 - _SUM_TOWARDS[end](strengths))
+    return _min_left(strengths, remaining)
+
+
+def read(values, weights):
+    """`r = sum_i w[i] V[i]` for `(batch, slots, width)` values."""
+    return ops.einsum("bs,bsw->bw", weights, values)
+
+
+def _next_slot(written):
+    """One-hot `(batch, capacity)` of the next free step, or all zeros if full."""
+    shifted = ops.concatenate([ops.ones_like(written[:, :1]), written[:, :-1]], axis=-1)
+    return shifted - written
+
+
+def _poison_on_overflow(read_vector, written):
+    """NaN reads once a step found the memory full; never wrap around."""
+    overflowed = written[:, -1:] > 0.5
+    return ops.where(overflowed, ops.full_like(read_vector, float("nan")), read_vector)
+
+
+def _write(values, strengths, slot, value, push):
+    """Puts `value` with strength `push` into the (empty) one-hot `slot`."""
+    values = values + slot[:, :, None] * ops.expand_dims(value, 1)
+    strengths = strengths + slot * push
+    return values, strengths
+
+
+# --------------------------------------------------------------------------
+# Public memory objects: validation, state construction and composition of
+# the functions above into the paper's step order.
+# --------------------------------------------------------------------------
+
+
+def _check_positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"`{name}` must be a positive integer; received {name}={value!r}.")
+
+
+class _NeuralMemory:
+    """Shared base: validation, state layout and inspection."""
+
+    slots_per_step = 1  # also the number of ends the memory is used from
+
+    def __init__(self, width, capacity):
+        _check_positive_int("width", width)
+        _check_positive_int("capacity", capacity)
+        self.width = width
+        self.capacity = capacity
+
+    def num_slots(self, capacity=None):
+        """Number of slots in a memory of `capacity` steps."""
+        return self.slots_per_step * (self.capacity if capacity is None else capacity)
+
+    def initial_state(self, batch_size, capacity=None, dtype="float32"):
+        """An empty memory.
+
+        Args:
+            batch_size: Batch size (an int or a scalar tensor).
+            capacity: Number of steps to make room for. Defaults to the
+                memory's `capacity`.
+            dtype: Floating dtype of the state.
+
+        Returns:
+            A `MemoryState` of zeros.
+        """
+        capacity = self.capacity if capacity is None else capacity
+        slots = self.num_slots(capacity)
+        return MemoryState(
+            values=ops.zeros((batch_size, slots, self.width), dtype=dtype),
+            strengths=ops.zeros((batch_size, slots), dtype=dtype),
+            written=ops.zeros((batch_size, capacity), dtype=dtype),
+        )
+
+    def strengths(self, state):
+        """`(batch, slots)` strengths, bottom (oldest) slot first."""
+        return state.strengths
+
+    def _check_value(self, value):
+        if value.shape[-1] is not None and value.shape[-1] != self.width:
+            raise ValueError(
+                f"`value` must have last dimension width={self.width}; "
+                f"received shape {tuple(value.shape)}."
+            )
+
+    def get_config(self):
+        return {"width": self.width, "capacity": self.capacity}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        return f"{type(self).__name__}(width={self.width}, capacity={self.capacity})"
+
+
+class _SingleEndedMemory(_NeuralMemory):
+    """Stack and Queue: push on top, pop and read at `end`."""
+
+    end = None
+
+    def step(self, state, value, pop_strength, push_strength):
+        """One step: pop, then push, then read (eqs. 1-3 or 1, 4, 5).
+
+        Args:
+            state: A `MemoryState`.
+            value: `(batch, width)` the value `v_t` to push.
+            pop_strength: `(batch, 1)` the pop strength `u_t` in [0, 1].
+            push_strength: `(batch, 1)` the push strength `d_t` in [0, 1].
+
+        Returns:
+            `(new_state, read)` with `read` of shape `(batch, width)`.
+        """
+        self._check_value(value)
+        strengths = pop(state.strengths, pop_strength, self.end)
+        slot = _next_slot(state.written)
+        values, strengths = _write(state.values, strengths, slot, value, push_strength)
+        new_state = MemoryState(values, strengths, state.written + slot)
+        read_vector = read(values, read_weights(strengths, self.end))
+        return new_state, _poison_on_overflow(read_vector, state.written)
+
+    def read_weights(self, state):
+        """`(batch, slots)` weights of the read that `step` returned."""
+        return read_weights(state.strengths, self.end)
+
+    def update(self, state, controls):
+        """`step` with one `(value, pop, push)` per end; returns a tuple of reads."""
+        (control,) = controls
+        state, read_vector = self.step(state, *control)
+        return state, (read_vector,)
+
+
+@register_keras_serializable(package="keras_neural_memory")
+class NeuralStack(_SingleEndedMemory):
+    """Continuous stack: last in, first out (paper §3.1, eqs. 1-3).
+
+    Args:
+        width: Size `m` of each value vector.
+        capacity: Number of steps the memory can hold.
+
+    Example:
+
+    >>> import numpy as np
+    >>> stack = NeuralStack(width=1, capacity=3)
+    >>> state = stack.initial_state(1)
+    >>> reads = []
+    >>> for v, u, d in [(1.0, 0.0, 0.8), (2.0, 0.1, 0.5), (3.0, 0.9, 0.9)]:
+    ...     state, r = stack.step(state, np.full((1, 1), v, "float32"),
+    ...                           np.full((1, 1), u, "float32"),
+    ...                           np.full((1, 1), d, "float32"))
+    ...     reads.append(round(float(r[0, 0]), 4))
+    >>> reads
+    [0.8, 1.5, 2.8]
+    """
+
+    end = "top"
+
+
+@register_keras_serializable(package="keras_neural_memory")
+class NeuralQueue(_SingleEndedMemory):
+    """Continuous queue: first in, first out (paper §3.2, eqs. 1, 4, 5).
+
+    Values are enqueued at the top and popped and read from the bottom.
+
+    Args:
+        width: Size `m` of each value vector.
+        capacity: Number of steps the memory can hold.
+
+    Example:
+
+    >>> import numpy as np
+    >>> queue = NeuralQueue(width=1, capacity=2)
+    >>> state = queue.initial_state(1)
+    >>> one = np.ones((1, 1), "float32")
+    >>> state, r = queue.step(state, 1 * one, 0 * one, one)
+    >>> state, r = queue.step(state, 2 * one, 0 * one, one)
+    >>> float(r[0, 0])  # the oldest value is read first
+    1.0
+    """
+
+    end = "bottom"
+
+
+@register_keras_serializable(package="keras_neural_memory")
+class NeuralDeque(_NeuralMemory):
+    """Continuous double-ended queue (paper §3.3, eqs. 6-11).
+
+    Each step pops from the top, then pops from the bottom, then pushes at
+    both ends, then reads from both ends. `capacity` counts steps; the
+    DeQue holds two slots per step.
+
+    Args:
+        width: Size `m` of each value vector.
+        capacity: Number of steps the memory can hold.
+
+    Example:
+
+    >>> import numpy as np
+    >>> deque = NeuralDeque(width=1, capacity=4)
+    >>> state = deque.initial_state(1)
+    >>> one, zero = np.ones((1, 1), "float32"), np.zeros((1, 1), "float32")
+    >>> state, (top, bottom) = deque.step(
+    ...     state, top=(2 * one, zero, one), bottom=(1 * one, zero, one))
+    >>> float(top[0, 0]), float(bottom[0, 0])
+    (2.0, 1.0)
+    """
+
+    slots_per_step = 2
+
+    def step(self, state, top, bottom):
+        """One step of the DeQue.
+
+        Args:
+            state: A `MemoryState`.
+            top: `(value, pop_strength, push_strength)` for the top end, with
+                shapes `(batch, width)`, `(batch, 1)`, `(batch, 1)`.
+            bottom: The same for the bottom end.
+
+        Returns:
+            `(new_state, (read_top, read_bottom))`, each read `(batch, width)`.
+        """
+        value_top, pop_top, push_top = top
+        value_bottom, pop_bottom, push_bottom = bottom
+        self._check_value(value_top)
+        self._check_value(value_bottom)
+        strengths = pop(state.strengths, pop_top, "top")  # eq. 7
+        strengths = pop(strengths, pop_bottom, "bottom")  # eq. 8
+        step_slot = _next_slot(state.written)
+        # Centred layout: the bottom grows downwards from the middle.
+        no_slots = ops.zeros_like(step_slot)
+        top_slot = ops.concatenate([no_slots, step_slot], axis=-1)
+        bottom_slot = ops.concatenate([ops.flip(step_slot, axis=-1), no_slots], axis=-1)
+        values, strengths = _write(state.values, strengths, top_slot, value_top, push_top)
+        values, strengths = _write(values, strengths, bottom_slot, value_bottom, push_bottom)
+        new_state = MemoryState(values, strengths, state.written + step_slot)
+        weights_top, weights_bottom = self.read_weights(new_state)
+        reads = (
+            _poison_on_overflow(read(values, weights_top), state.written),
+            _poison_on_overflow(read(values, weights_bottom), state.written),
+        )
+        return new_state, reads
+
+    def update(self, state, controls):
+        """`step` with `controls = (top, bottom)`; returns `(read_top, read_bottom)`."""
+        top, bottom = controls
+        return self.step(state, top=top, bottom=bottom)
+
+    def read_weights(self, state):
+        """`(top_weights, bottom_weights)`, each `(batch, slots)`."""
+        return (
+            read_weights(state.strengths, "top"),
+            read_weights(state.strengths, "bottom"),
+        )

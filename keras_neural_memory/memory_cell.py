@@ -1,0 +1,321 @@
+"""The shared base of `StackCell`, `QueueCell` and `DequeCell`."""
+
+import numbers
+
+import keras
+from keras import ops
+from keras import tree
+
+from keras_neural_memory import memory as memory_lib
+
+DEFAULT_CAPACITY = 256
+
+
+def _flat_state_sizes(cell):
+    """The controller's `state_size` as a flat list of ints ([] if stateless)."""
+    state_size = cell.state_size
+    if isinstance(state_size, int):
+        return [state_size]
+    return [int(size) for size in tree.flatten(state_size)]
+
+
+def _controller_output_size(cell):
+    """The controller's output size if it is known before `build`, else None."""
+    size = getattr(cell, "output_size", None)
+    if isinstance(size, int):
+        return size
+    sizes = _flat_state_sizes(cell)
+    return sizes[0] if sizes else None
+
+
+def _cells_with_dropout(cell):
+    """Names of `cell` and its sub-cells that use (recurrent) dropout."""
+    found = []
+    if getattr(cell, "dropout", 0) or getattr(cell, "recurrent_dropout", 0):
+        found.append(cell.name)
+    for inner in getattr(cell, "cells", []):
+        found.extend(_cells_with_dropout(inner))
+    return found
+
+
+def _check_positive_int_or_none(name, value):
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"`{name}` must be a positive integer or None; received {name}={value!r}.")
+
+
+class MemoryCell(keras.layers.Layer):
+    """Base class of the memory-augmented RNN cells (paper §3.4).
+
+    Wraps any controller RNN cell. At step `t` the controller reads
+    `concat(x_t, r_{t-1})` (both reads for a DeQue) and its previous state,
+    and from its output `o'_t` the cell computes, for each end of the memory,
+
+        d_t = sigmoid(W_d o'_t + b_d)   (push)
+        u_t = sigmoid(W_u o'_t + b_u)   (pop)
+        v_t = tanh(W_v o'_t + b_v)      (value)
+
+    and the cell's output `o_t = tanh(W_o o'_t + b_o)`. The memory (a
+    `keras_neural_memory.memory` object, no trainable weights) then pops,
+    pushes and reads, giving `r_t`.
+
+    Subclasses set `memory_class`. Users pick `StackCell`, `QueueCell` or
+    `DequeCell`; see their docstrings for the arguments and examples.
+
+    The RNN state is a flat list, in this order: the previous output `o_{t-1}`
+    (Keras' masking on JAX reads the output of a masked step from the first
+    state), the controller's states, the previous reads, then the memory's
+    values (flattened to `slots * memory_width`), strengths and the
+    `written` step mask.
+    """
+
+    memory_class = None
+
+    def __init__(
+        self,
+        controller,
+        output_size=None,
+        memory_width=None,
+        capacity=DEFAULT_CAPACITY,
+        pop_bias_init=-1.0,
+        push_bias_init=0.0,
+        output_activation="tanh",
+        value_activation="tanh",
+        trainable_initial_state=False,
+        kernel_initializer="glorot_uniform",
+        kernel_regularizer=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if not isinstance(controller, keras.layers.Layer) or not hasattr(controller, "state_size"):
+            raise TypeError(
+                "`controller` must be a Keras RNN cell: a `keras.layers.Layer` with a "
+                "`state_size` attribute, such as `keras.layers.LSTMCell(256)`; "
+                f"received controller={controller!r}."
+            )
+        with_dropout = _cells_with_dropout(controller)
+        if with_dropout:
+            raise ValueError(
+                f"The controller cell(s) {with_dropout} use `dropout` or `recurrent_dropout`. "
+                "`keras.layers.RNN` only prepares dropout masks for cells it runs directly, "
+                "so dropout inside a memory cell would fail during `fit`. Build the "
+                "controller with dropout=0 and recurrent_dropout=0, and put a "
+                "`keras.layers.Dropout` on the RNN's inputs or outputs instead."
+            )
+        _check_positive_int_or_none("output_size", output_size)
+        _check_positive_int_or_none("memory_width", memory_width)
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity <= 0:
+            raise ValueError(
+                f"`capacity` must be a positive integer (steps the memory can hold); "
+                f"received capacity={capacity!r}. Use `MemoryRNN` to size it from "
+                "each input instead."
+            )
+        for name, value in (("pop_bias_init", pop_bias_init), ("push_bias_init", push_bias_init)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"`{name}` must be a real number; received {name}={value!r}.")
+        controller_size = _controller_output_size(controller)
+        output_size = output_size or controller_size
+        memory_width = memory_width or controller_size
+        if output_size is None or memory_width is None:
+            raise ValueError(
+                f"Cannot infer the sizes from controller={controller.name!r}, which has no "
+                "`output_size` before it is built. Pass `output_size=` and `memory_width=`."
+            )
+        self.controller = controller
+        self.output_size = output_size
+        self.memory_width = memory_width
+        self.capacity = capacity
+        self.pop_bias_init = float(pop_bias_init)
+        self.push_bias_init = float(push_bias_init)
+        self.output_activation = keras.activations.get(output_activation)
+        self.value_activation = keras.activations.get(value_activation)
+        self.trainable_initial_state = bool(trainable_initial_state)
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
+        self.memory = self.memory_class(width=memory_width, capacity=capacity)
+        self.num_ends = self.memory.slots_per_step
+        self._controller_state_sizes = _flat_state_sizes(controller)
+
+    # ----------------------------------------------------------------- sizes
+
+    def state_size_for(self, capacity):
+        """The flat `state_size` of this cell for a memory of `capacity` steps."""
+        slots = self.memory.num_slots(capacity)
+        return [
+            self.output_size,
+            *self._controller_state_sizes,
+            self.num_ends * self.memory_width,
+            slots * self.memory_width,
+            slots,
+            capacity,
+        ]
+
+    @property
+    def state_size(self):
+        return self.state_size_for(self.capacity)
+
+    @property
+    def _head_sizes(self):
+        """Widths of the projections of `o'_t`: output, then per end push, pop, value."""
+        return [self.output_size] + [1, 1, self.memory_width] * self.num_ends
+
+    @property
+    def _head_slices(self):
+        """`slice`s of the fused projection, in `_head_sizes` order."""
+        slices, start = [], 0
+        for size in self._head_sizes:
+            slices.append(slice(start, start + size))
+            start += size
+        return slices
+
+    # ----------------------------------------------------------------- build
+
+    def build(self, input_shape):
+        controller_input = (input_shape[0], input_shape[-1] + self.num_ends * self.memory_width)
+        # A deserialised controller arrives built; building it again breaks loading.
+        if not self.controller.built:
+            self.controller.build(controller_input)
+        controller_size = _controller_output_size(self.controller)
+        if controller_size is None:
+            controller_size = controller_input[-1]
+        self.kernel = self.add_weight(
+            name="kernel",
+            shape=(controller_size, sum(self._head_sizes)),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+        )
+        self.bias = self.add_weight(name="bias", shape=(sum(self._head_sizes),), initializer=self._bias_initializer)
+        if self.trainable_initial_state:
+            self.initial_controller_state = [
+                self.add_weight(name=f"initial_controller_state_{i}", shape=(size,), initializer="zeros")
+                for i, size in enumerate(self._controller_state_sizes)
+            ]
+
+    def _bias_initializer(self, shape, dtype=None):
+        """Zeros, except the push and pop biases (pop: Appendix B)."""
+        per_end = [self.push_bias_init, self.pop_bias_init] + [0.0] * self.memory_width
+        return ops.convert_to_tensor([0.0] * self.output_size + per_end * self.num_ends, dtype=dtype)
+
+    # ------------------------------------------------------------------ state
+
+    def get_initial_state(self, batch_size=None, capacity=None):
+        """Zero memory and reads; controller state zero or learned (`h_0`).
+
+        Args:
+            batch_size: Batch size.
+            capacity: Steps of memory to allocate. Defaults to `capacity`.
+                `MemoryRNN` passes the length of each input.
+
+        Returns:
+            A flat list of tensors matching `state_size_for(capacity)`.
+        """
+        capacity = self.capacity if capacity is None else capacity
+        dtype = self.compute_dtype
+        if self.trainable_initial_state:
+            controller = [
+                ops.broadcast_to(ops.cast(v, dtype), (batch_size, v.shape[0])) for v in self.initial_controller_state
+            ]
+        else:
+            controller = [ops.zeros((batch_size, size), dtype=dtype) for size in self._controller_state_sizes]
+        memory_state = self.memory.initial_state(batch_size, capacity=capacity, dtype=dtype)
+        return [
+            ops.zeros((batch_size, self.output_size), dtype=dtype),
+            *controller,
+            ops.zeros((batch_size, self.num_ends * self.memory_width), dtype=dtype),
+            ops.reshape(memory_state.values, (batch_size, -1)),
+            memory_state.strengths,
+            memory_state.written,
+        ]
+
+    def _unpack_state(self, states):
+        n = len(self._controller_state_sizes)
+        controller_states = list(states[1 : 1 + n])
+        reads, values, strengths, written = states[1 + n :]
+        batch_size = ops.shape(strengths)[0]
+        values = ops.reshape(values, (batch_size, -1, self.memory_width))
+        return controller_states, reads, memory_lib.MemoryState(values, strengths, written)
+
+    # ------------------------------------------------------------------ step
+
+    def step(self, inputs, states, training=None):
+        """One step, with everything the memory did.
+
+        This is `call` plus inspection: the extra dict holds the controls
+        given to the memory and its state after the step. `call` uses it and
+        drops the dict; `keras_neural_memory.trace_memory` keeps it.
+
+        Returns:
+            `(output, new_states, info)` where `info` has `push` and `pop`
+            `(batch, ends)`, `values` `(batch, ends, width)`, `reads`
+            `(batch, ends * width)` and `memory` (a `MemoryState`).
+        """
+        controller_states, reads, memory_state = self._unpack_state(states)
+        controller_input = ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1)
+        structure = self.controller.state_size
+        packed = tree.pack_sequence_as([structure] if isinstance(structure, int) else structure, controller_states)
+        kwargs = {"training": training} if self.controller._call_has_training_arg else {}
+        controller_output, new_controller_states = self.controller(controller_input, packed, **kwargs)
+        heads = ops.matmul(controller_output, self.kernel) + self.bias
+        output_slice, *end_slices = self._head_slices
+        output = self.output_activation(heads[:, output_slice])
+        controls = []
+        for end in range(self.num_ends):
+            push_slice, pop_slice, value_slice = end_slices[3 * end : 3 * end + 3]
+            controls.append(
+                (
+                    self.value_activation(heads[:, value_slice]),
+                    ops.sigmoid(heads[:, pop_slice]),
+                    ops.sigmoid(heads[:, push_slice]),
+                )
+            )
+        memory_state, new_reads = self.memory.update(memory_state, controls)
+        new_reads = ops.concatenate(new_reads, axis=-1) if self.num_ends > 1 else new_reads[0]
+        batch_size = ops.shape(memory_state.strengths)[0]
+        new_states = [
+            output,
+            *tree.flatten(new_controller_states),
+            new_reads,
+            ops.reshape(memory_state.values, (batch_size, -1)),
+            memory_state.strengths,
+            memory_state.written,
+        ]
+        info = {
+            "push": ops.concatenate([c[2] for c in controls], axis=-1),
+            "pop": ops.concatenate([c[1] for c in controls], axis=-1),
+            "values": ops.stack([c[0] for c in controls], axis=1),
+            "reads": new_reads,
+            "memory": memory_state,
+        }
+        return output, new_states, info
+
+    def call(self, inputs, states, training=None):
+        output, new_states, _ = self.step(inputs, states, training=training)
+        return output, new_states
+
+    # ----------------------------------------------------------------- config
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "controller": keras.saving.serialize_keras_object(self.controller),
+                "output_size": self.output_size,
+                "memory_width": self.memory_width,
+                "capacity": self.capacity,
+                "pop_bias_init": self.pop_bias_init,
+                "push_bias_init": self.push_bias_init,
+                "output_activation": keras.activations.serialize(self.output_activation),
+                "value_activation": keras.activations.serialize(self.value_activation),
+                "trainable_initial_state": self.trainable_initial_state,
+                "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+                "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
+            }
+        )
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config["controller"] = keras.saving.deserialize_keras_object(config["controller"], custom_objects=custom_objects)
+        return cls(**config)

@@ -1,0 +1,40 @@
+"""Installs keras-neural-memory: differentiable Neural Stack, Queue and DeQue memory for Keras RNNs."""
+
+import pathlib
+
+from setuptools import find_packages, setup
+
+HERE = pathlib.Path(__file__).parent
+
+setup(
+    name="keras-neural-memory",
+    version="0.1.0",
+    description=(
+        "Neural Stack, Queue and DeQue memory (Grefenstette et al. 2015) and "
+        "stack networks (Hao et al. 2018) as Keras 3 RNN cells, with TFDS tasks."
+    ),
+    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    packages=find_packages(include=["keras_neural_memory*", "tfds_tasks*"]),
+    include_package_data=True,
+    install_requires=[
+        "keras>=3.5",
+        "tensorflow>=2.16",
+        "tensorflow-datasets>=4.9",
+        # tensorflow-datasets 4.9.10 imports importlib_resources without declaring it.
+        "importlib_resources",
+        "keras-tuner>=1.4",
+        "numpy",
+        "matplotlib",
+    ],
+    extras_require={
+        "test": ["pytest>=7", "hypothesis>=6", "dill", "jax[cpu]>=0.4.30"],
+        "jax": ["jax>=0.4.30"],
+    },
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
+)
