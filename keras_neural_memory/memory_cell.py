@@ -94,6 +94,11 @@ class MemoryCell(keras.layers.Layer):
                 "`state_size` attribute, such as `keras.layers.LSTMCell(256)`; "
                 f"received controller={controller!r}."
             )
+        if isinstance(controller, keras.layers.RNN):
+            raise TypeError(
+                f"`controller` must be an RNN cell, not the RNN layer {controller.name!r}: "
+                "pass e.g. `keras.layers.LSTMCell(256)` instead of `keras.layers.LSTM(256)`."
+            )
         with_dropout = _cells_with_dropout(controller)
         if with_dropout:
             raise ValueError(

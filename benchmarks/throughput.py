@@ -1,0 +1,85 @@
+"""Training throughput of the memory-augmented LSTMs against plain LSTMs.
+
+Measures training batches per second, all models in one run on one backend,
+on the paper's workload: batch 10, joint sequence length 131 (source length
+64), hidden size 256, memory width 256, 64-d embeddings. Prints each model's
+rate and its ratio to the parameter-matched baseline, a 2-layer
+`keras.layers.LSTM(256)` (the paper's Appendix D).
+
+Usage:
+    python benchmarks/throughput.py                       # TensorFlow, XLA
+    KERAS_BACKEND=jax python benchmarks/throughput.py
+    python benchmarks/throughput.py --no-jit-compile --steps 30
+"""
+
+import argparse
+import json
+import time
+
+import keras
+import numpy as np
+
+from keras_neural_memory import DequeCell, MemoryRNN, QueueCell, StackCell
+
+VOCAB = 132
+
+
+def build(kind, hidden, width, jit_compile):
+    inputs = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(VOCAB, 64)(inputs)
+    if kind.startswith("lstm"):
+        for _ in range(int(kind[-1])):
+            x = keras.layers.LSTM(hidden, return_sequences=True)(x)
+    else:
+        cell = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}[kind]
+        x = MemoryRNN(cell(keras.layers.LSTMCell(hidden), memory_width=width), return_sequences=True)(x)
+    model = keras.Model(inputs, keras.layers.Dense(VOCAB)(x))
+    model.compile(
+        optimizer=keras.optimizers.RMSprop(1e-3, clipnorm=1.0),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        jit_compile=jit_compile,
+    )
+    return model
+
+
+def batches_per_second(model, batch, length, steps, warmup):
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, VOCAB, (batch * (steps + warmup), length)).astype("int32")
+    model.fit(x[: batch * warmup], x[: batch * warmup], batch_size=batch, epochs=1, verbose=0)
+    start = time.perf_counter()
+    model.fit(x[batch * warmup :], x[batch * warmup :], batch_size=batch, epochs=1, verbose=0)
+    return steps / (time.perf_counter() - start)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default="lstm1,lstm2,stack,queue,deque")
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--width", type=int, default=256)
+    parser.add_argument("--batch", type=int, default=10)
+    parser.add_argument("--length", type=int, default=131)
+    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--json", help="also write the results to this JSON file")
+    args = parser.parse_args()
+
+    results = {}
+    for kind in args.models.split(","):
+        model = build(kind, args.hidden, args.width, args.jit_compile)
+        rate = batches_per_second(model, args.batch, args.length, args.steps, args.warmup)
+        results[kind] = {"batches_per_s": rate, "params": model.count_params()}
+        print(f"{kind:6s} {rate:7.2f} batches/s  params={model.count_params():,}", flush=True)
+    base = results.get("lstm2", {}).get("batches_per_s")
+    print(f"\nbackend={keras.backend.backend()} jit_compile={args.jit_compile} batch={args.batch} length={args.length}")
+    print("| model | batches/s | ratio to 2-layer LSTM | parameters |\n|---|---|---|---|")
+    for kind, r in results.items():
+        ratio = f"{r['batches_per_s'] / base:.2f}x" if base else "n/a"
+        print(f"| {kind} | {r['batches_per_s']:.2f} | {ratio} | {r['params']:,} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"backend": keras.backend.backend(), "args": vars(args), "results": results}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
