@@ -4,12 +4,15 @@ Measures training batches per second, all models in one run on one backend,
 on the paper's workload: batch 10, joint sequence length 131 (source length
 64), hidden size 256, memory width 256, 64-d embeddings. Prints each model's
 rate and its ratio to the parameter-matched baseline, a 2-layer
-`keras.layers.LSTM(256)` (the paper's Appendix D).
+`keras.layers.LSTM(256)` (the paper's Appendix D). A model name may end in
+`:jit` or `:nojit` to override `--jit-compile` for it; the ratio is taken
+against the fastest 2-layer LSTM variant measured, so that a memory model
+under XLA is never compared with a baseline slowed down by XLA.
 
 Usage:
     python benchmarks/throughput.py                       # TensorFlow, XLA
     KERAS_BACKEND=jax python benchmarks/throughput.py
-    python benchmarks/throughput.py --no-jit-compile --steps 30
+    python benchmarks/throughput.py --models lstm2,lstm2:nojit,stack,stack:nojit
 """
 
 import argparse
@@ -65,13 +68,17 @@ def main():
     args = parser.parse_args()
 
     results = {}
-    for kind in args.models.split(","):
-        model = build(kind, args.hidden, args.width, args.jit_compile)
+    for name in args.models.split(","):
+        kind, _, mode = name.partition(":")
+        jit_compile = {"jit": True, "nojit": False, "": args.jit_compile}[mode]
+        model = build(kind, args.hidden, args.width, jit_compile)
         rate = batches_per_second(model, args.batch, args.length, args.steps, args.warmup)
-        results[kind] = {"batches_per_s": rate, "params": model.count_params()}
-        print(f"{kind:6s} {rate:7.2f} batches/s  params={model.count_params():,}", flush=True)
-    base = results.get("lstm2", {}).get("batches_per_s")
-    print(f"\nbackend={keras.backend.backend()} jit_compile={args.jit_compile} batch={args.batch} length={args.length}")
+        label = f"{kind} ({'XLA' if jit_compile else 'no XLA'})"
+        results[label] = {"batches_per_s": rate, "params": model.count_params()}
+        print(f"{label:20s} {rate:7.2f} batches/s  params={model.count_params():,}", flush=True)
+    baselines = [r["batches_per_s"] for label, r in results.items() if label.startswith("lstm2 ")]
+    base = max(baselines) if baselines else None
+    print(f"\nbackend={keras.backend.backend()} batch={args.batch} length={args.length} steps={args.steps}")
     print("| model | batches/s | ratio to 2-layer LSTM | parameters |\n|---|---|---|---|")
     for kind, r in results.items():
         ratio = f"{r['batches_per_s'] / base:.2f}x" if base else "n/a"

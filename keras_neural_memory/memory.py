@@ -127,14 +127,20 @@ def _next_slot(written):
 
 def _poison_on_overflow(read_vector, written):
     """NaN reads once a step found the memory full; never wrap around."""
-    overflowed = written[:, -1:] > 0.5
+    overflowed = written[..., -1:] > 0.5
     return ops.where(overflowed, ops.full_like(read_vector, float("nan")), read_vector)
 
 
-def _write(values, strengths, slot, value, push):
-    """Puts `value` with strength `push` into the (empty) one-hot `slot`."""
-    values = values + slot[:, :, None] * ops.expand_dims(value, 1)
-    strengths = strengths + slot * push
+def _write(values, strengths, slots, pushed, push):
+    """Writes `k` values with strengths `push` into `k` empty one-hot slots.
+
+    Args:
+        values: `(batch, slots, width)`; strengths: `(batch, slots)`.
+        slots: `(batch, slots, k)` one-hot columns (all-zero: nothing written).
+        pushed: `(batch, k, width)` values; push: `(batch, k)` strengths.
+    """
+    values = values + ops.einsum("bsk,bkw->bsw", slots, pushed)
+    strengths = strengths + ops.einsum("bsk,bk->bs", slots, push)
     return values, strengths
 
 
@@ -226,7 +232,9 @@ class _SingleEndedMemory(_NeuralMemory):
         self._check_value(value)
         strengths = pop(state.strengths, pop_strength, self.end)
         slot = _next_slot(state.written)
-        values, strengths = _write(state.values, strengths, slot, value, push_strength)
+        values, strengths = _write(
+            state.values, strengths, slot[:, :, None], value[:, None, :], push_strength
+        )
         new_state = MemoryState(values, strengths, state.written + slot)
         read_vector = read(values, read_weights(strengths, self.end))
         return new_state, _poison_on_overflow(read_vector, state.written)
@@ -342,15 +350,18 @@ class NeuralDeque(_NeuralMemory):
         no_slots = ops.zeros_like(step_slot)
         top_slot = ops.concatenate([no_slots, step_slot], axis=-1)
         bottom_slot = ops.concatenate([ops.flip(step_slot, axis=-1), no_slots], axis=-1)
-        values, strengths = _write(state.values, strengths, top_slot, value_top, push_top)
-        values, strengths = _write(values, strengths, bottom_slot, value_bottom, push_bottom)
-        new_state = MemoryState(values, strengths, state.written + step_slot)
-        weights_top, weights_bottom = self.read_weights(new_state)
-        reads = (
-            _poison_on_overflow(read(values, weights_top), state.written),
-            _poison_on_overflow(read(values, weights_bottom), state.written),
+        values, strengths = _write(
+            state.values,
+            strengths,
+            ops.stack([top_slot, bottom_slot], axis=-1),
+            ops.stack([value_top, value_bottom], axis=1),
+            ops.concatenate([push_top, push_bottom], axis=-1),
         )
-        return new_state, reads
+        new_state = MemoryState(values, strengths, state.written + step_slot)
+        # Both reads in one pass over the values.
+        weights = ops.stack(self.read_weights(new_state), axis=1)
+        both = _poison_on_overflow(ops.einsum("bes,bsw->bew", weights, values), state.written[:, None])
+        return new_state, (both[:, 0], both[:, 1])
 
     def update(self, state, controls):
         """`step` with `controls = (top, bottom)`; returns `(read_top, read_bottom)`."""
