@@ -5,7 +5,7 @@ output `reverse(w)` at the `#` positions (the delayed-output form of Hao et
 al. 2018, §4.1). Trains on lengths 2-8, tests on lengths 9-16, and prints
 per-symbol and whole-string accuracy for a Stack-LSTM and for a plain LSTM.
 
-Run: python examples/demo_reversal.py [--epochs 30] [--seed 0]
+Run: python examples/demo_reversal.py [--epochs 15] [--seed 0]
 """
 
 import argparse
@@ -62,7 +62,7 @@ def evaluate(model, inputs, targets, weights):
     return symbol, float(right.all(axis=1).mean())
 
 
-def train_and_evaluate(memory=True, epochs=30, seed=0, verbose=0):
+def train_and_evaluate(memory=True, epochs=15, seed=0, verbose=0):
     """Trains on lengths 2-8; returns accuracies at lengths 2-8 and 9-16."""
     model = build_model(memory=memory, seed=seed)
     x, y, w = reversal_data(2000, 2, 8, seed)
@@ -75,7 +75,7 @@ def train_and_evaluate(memory=True, epochs=30, seed=0, verbose=0):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     for name, memory in (("Stack-LSTM", True), ("LSTM", False)):

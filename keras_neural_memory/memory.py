@@ -72,9 +72,14 @@ def _relu(x):
 
 
 def _sum_above(strengths):
-    """`sum_{j > i} s[j]` for every slot `i` (towards the top)."""
-    inclusive = ops.cumsum(strengths, axis=-1)
-    return ops.sum(strengths, axis=-1, keepdims=True) - inclusive
+    """`sum_{j > i} s[j]` for every slot `i` (towards the top).
+
+    Summed from the top down, not as `total - cumsum`: the slots that matter
+    are near the top, where that difference would cancel catastrophically
+    once the total is large (float16 after ~1000 steps).
+    """
+    from_top = ops.flip(ops.cumsum(ops.flip(strengths, axis=-1), axis=-1), axis=-1)
+    return from_top - strengths
 
 
 def _sum_below(strengths):

@@ -152,6 +152,43 @@ def test_unused_capacity_does_not_change_reads():
     np.testing.assert_allclose(exact, roomy, atol=1e-6)
 
 
+@pytest.mark.parametrize("dtype,steps", [("float32", 20000), ("float16", 3000)])
+@pytest.mark.parametrize("kind", [memory.NeuralStack, memory.NeuralQueue, memory.NeuralDeque])
+def test_long_memories_stay_exact_near_the_read_end(kind, dtype, steps):
+    """Full-strength pushes for many steps: the read is exactly the newest/oldest value."""
+    mem = kind(width=1, capacity=steps)
+    state = mem.initial_state(1, dtype=dtype)
+    one = np.ones((1, 1), dtype)
+    half = np.full((1, 1), 0.5, dtype)
+    # All but the last step taken, every item at strength 1.
+    slots = mem.num_slots()
+    used = np.ones((1, slots), "float32")
+    if kind is memory.NeuralDeque:
+        used[:, [0, -1]] = 0.0
+    else:
+        used[:, -1] = 0.0
+    values = used[..., None] * np.arange(slots, dtype="float32").reshape(1, -1, 1) / slots
+    written = np.ones((1, steps), dtype)
+    written[:, -1] = 0.0
+    state = memory.MemoryState(*(ops.convert_to_tensor(a, dtype) for a in (values, used, written)))
+    # One more step that pops half an item and pushes nothing: reads mix the two items at the end.
+    zero_value = np.zeros((1, 1), dtype)
+    if kind is memory.NeuralDeque:
+        _, (top, bottom) = mem.step(state, top=(zero_value, half, 0 * one), bottom=(zero_value, half, 0 * one))
+        got = [float(top[0, 0]), float(bottom[0, 0])]
+        n = mem.num_slots()
+        want = [0.5 * values[0, n - 2, 0] + 0.5 * values[0, n - 3, 0], 0.5 * values[0, 1, 0] + 0.5 * values[0, 2, 0]]
+    else:
+        _, r = mem.step(state, zero_value, half, 0 * one)
+        got = [float(r[0, 0])]
+        n = steps
+        if kind is memory.NeuralStack:
+            want = [0.5 * values[0, n - 2, 0] + 0.5 * values[0, n - 3, 0]]
+        else:
+            want = [0.5 * values[0, 0, 0] + 0.5 * values[0, 1, 0]]
+    np.testing.assert_allclose(got, want, rtol=2e-3 if dtype == "float16" else 1e-6)
+
+
 def test_overflow_poisons_reads_instead_of_wrapping():
     values = np.ones((1, 4, 2), "float32")
     ones = np.ones((1, 4), "float32")
