@@ -1,0 +1,57 @@
+"""Exact, deterministic TFDS datasets for the tasks of two neural-stack papers.
+
+Importing this package registers one TFDS builder per task, so that, with
+no network::
+
+    import tensorflow_datasets as tfds
+    import tfds_tasks
+
+    ds = tfds.load("itg_svo_sov", split="test")
+
+Tasks (see ``tfds_tasks/README.md``): from Grefenstette et al. (2015)
+``sequence_copy``, ``sequence_reversal``, ``bigram_flip``, ``itg_svo_sov``,
+``itg_gender_conjugation``; from Hao et al. (2018) ``string_reversal``,
+``cumulative_xor``, ``delayed_xor``, ``parenthesis_prediction``,
+``boolean_formula``, ``subject_auxiliary_agreement``.
+
+Public API:
+
+* :data:`TASK_NAMES`; :mod:`tfds_tasks.generators` (pure Python, no
+  TensorFlow) with ``generate``, ``sample_stream``, ``make_task``.
+* :func:`stream`: infinite seeded ``tf.data`` training stream.
+* :func:`make_joint_sequence`, :func:`make_aligned_sequence`,
+  :func:`training_map_fn`: the model's training sequences (``joint``).
+* :class:`TaskBuilder`, :class:`TaskBuilderConfig`, :data:`BUILDERS`.
+"""
+
+from tfds_tasks import generators, joint
+from tfds_tasks.builders import BUILDERS, TaskBuilder, TaskBuilderConfig
+from tfds_tasks.generators import TASK_NAMES, Example, Regime, TaskSettings
+from tfds_tasks.joint import (
+    layout_for,
+    make_aligned_sequence,
+    make_joint_sequence,
+    target_ids_from_outputs,
+    training_map_fn,
+    vocab_sizes,
+)
+from tfds_tasks.streaming import stream
+
+__all__ = [
+    "BUILDERS",
+    "Example",
+    "Regime",
+    "TASK_NAMES",
+    "TaskBuilder",
+    "TaskBuilderConfig",
+    "TaskSettings",
+    "generators",
+    "joint",
+    "layout_for",
+    "make_aligned_sequence",
+    "make_joint_sequence",
+    "stream",
+    "target_ids_from_outputs",
+    "training_map_fn",
+    "vocab_sizes",
+]
