@@ -1,5 +1,7 @@
 """TFDS builders, one module per task; importing this registers them all."""
 
+import tensorflow_datasets as tfds
+
 from tfds_tasks.builders.base import TaskBuilder, TaskBuilderConfig, configs_for
 from tfds_tasks.builders.bigram_flip import BigramFlip
 from tfds_tasks.builders.boolean_formula import BooleanFormula
@@ -12,24 +14,25 @@ from tfds_tasks.builders.sequence_copy import SequenceCopy
 from tfds_tasks.builders.sequence_reversal import SequenceReversal
 from tfds_tasks.builders.string_reversal import StringReversal
 from tfds_tasks.builders.subject_auxiliary_agreement import SubjectAuxiliaryAgreement
+from tfds_tasks.generators import TASK_NAMES
 
-BUILDERS = {
-    cls.name: cls
-    for cls in (
-        SequenceCopy,
-        SequenceReversal,
-        BigramFlip,
-        ItgSvoSov,
-        ItgGenderConjugation,
-        StringReversal,
-        CumulativeXor,
-        DelayedXor,
-        ParenthesisPrediction,
-        BooleanFormula,
-        SubjectAuxiliaryAgreement,
-    )
-}
+# The imports above register every builder with TFDS; list them in task order.
+BUILDERS = {name: tfds.builder_cls(name) for name in TASK_NAMES}
 
-__all__ = ["BUILDERS", "TaskBuilder", "TaskBuilderConfig", "configs_for"] + [
-    cls.__name__ for cls in BUILDERS.values()
+__all__ = [
+    "BUILDERS",
+    "BigramFlip",
+    "BooleanFormula",
+    "CumulativeXor",
+    "DelayedXor",
+    "ItgGenderConjugation",
+    "ItgSvoSov",
+    "ParenthesisPrediction",
+    "SequenceCopy",
+    "SequenceReversal",
+    "StringReversal",
+    "SubjectAuxiliaryAgreement",
+    "TaskBuilder",
+    "TaskBuilderConfig",
+    "configs_for",
 ]

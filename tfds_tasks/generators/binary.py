@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tfds_tasks.generators.base import Regime, Task
+from tfds_tasks.generators.base import Example, Regime, Task
 
 
 class BinaryStringTask(Task):
@@ -26,3 +26,28 @@ class BinaryStringTask(Task):
         """Draws the random input bits."""
         n = rng.randrange(self.regime.min_length, self.regime.max_length + 1)
         return [rng.randrange(2) for _ in range(n)]
+
+
+class XorTask(BinaryStringTask):
+    """Base of the two XOR evaluation tasks (§4.2): running parity of the bits.
+
+    ``delayed`` leaves the newest bit out of the parity (Delayed XOR).
+    """
+
+    delayed = False
+
+    def __init__(self, regime: Regime, vocab_size: int | None = None):
+        super().__init__(regime, vocab_size)
+        self.source_vocab = ("0", "1")
+        self.target_vocab = ("0", "1")
+
+    def sample(self, rng: random.Random) -> Example:
+        bits = self.sample_bits(rng)
+        out, parity = [], 0
+        for b in bits:
+            if self.delayed:
+                out.append(parity)
+            parity ^= b
+            if not self.delayed:
+                out.append(parity)
+        return Example(tuple(bits), tuple(out), (1,) * len(bits))
