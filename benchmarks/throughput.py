@@ -45,12 +45,17 @@ def build(kind, hidden, width, jit_compile):
     return model
 
 
-def batches_per_second(model, batch, length, steps, warmup):
-    rng = np.random.default_rng(0)
-    x = rng.integers(0, VOCAB, (batch * (steps + warmup), length)).astype("int32")
-    model.fit(x[: batch * warmup], x[: batch * warmup], batch_size=batch, epochs=1, verbose=0)
+def batches_per_second(model, batch, length, steps, rng):
+    """Rate of `steps` training steps (`train_on_batch`), after compilation.
+
+    `train_on_batch` on prepared arrays times the training step alone. On
+    this 2-core machine `fit`'s `tf.data` threads compete with XLA's, which
+    made rates jump between runs of the same model.
+    """
+    batches = rng.integers(0, VOCAB, (steps, batch, length)).astype("int32")
     start = time.perf_counter()
-    model.fit(x[batch * warmup :], x[batch * warmup :], batch_size=batch, epochs=1, verbose=0)
+    for x in batches:
+        model.train_on_batch(x, x)
     return steps / (time.perf_counter() - start)
 
 
@@ -61,24 +66,41 @@ def main():
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--batch", type=int, default=10)
     parser.add_argument("--length", type=int, default=131)
-    parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="rounds over all models; the median rate is reported"
+    )
     parser.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
 
-    results = {}
+    rng = np.random.default_rng(0)
+    models, rates = {}, {}
     for name in args.models.split(","):
         kind, _, mode = name.partition(":")
         jit_compile = {"jit": True, "nojit": False, "": args.jit_compile}[mode]
-        model = build(kind, args.hidden, args.width, jit_compile)
-        rate = batches_per_second(model, args.batch, args.length, args.steps, args.warmup)
         label = f"{kind} ({'XLA' if jit_compile else 'no XLA'})"
-        results[label] = {"batches_per_s": rate, "params": model.count_params()}
-        print(f"{label:20s} {rate:7.2f} batches/s  params={model.count_params():,}", flush=True)
+        models[label] = build(kind, args.hidden, args.width, jit_compile)
+        batches_per_second(models[label], args.batch, args.length, args.warmup, rng)  # compile
+        rates[label] = []
+    # Rounds interleave the models, so that a slow spell of the machine
+    # does not fall on one model only.
+    for _ in range(args.repeats):
+        for label, model in models.items():
+            rates[label].append(batches_per_second(model, args.batch, args.length, args.steps, rng))
+    results = {}
+    for label, model in models.items():
+        rate = float(np.median(rates[label]))
+        results[label] = {"batches_per_s": rate, "all_rates": rates[label], "params": model.count_params()}
+        spread = ", ".join(f"{r:.2f}" for r in rates[label])
+        print(f"{label:20s} {rate:7.2f} batches/s (rounds: {spread})  params={model.count_params():,}", flush=True)
     baselines = [r["batches_per_s"] for label, r in results.items() if label.startswith("lstm2 ")]
     base = max(baselines) if baselines else None
-    print(f"\nbackend={keras.backend.backend()} batch={args.batch} length={args.length} steps={args.steps}")
+    print(
+        f"\nbackend={keras.backend.backend()} batch={args.batch} length={args.length} "
+        f"steps={args.steps} repeats={args.repeats} (median)"
+    )
     print("| model | batches/s | ratio to 2-layer LSTM | parameters |\n|---|---|---|---|")
     for kind, r in results.items():
         ratio = f"{r['batches_per_s'] / base:.2f}x" if base else "n/a"
