@@ -18,6 +18,7 @@ from keras_neural_memory.deque_cell import DequeCell
 from keras_neural_memory.linear_controller import LinearController
 from keras_neural_memory.memory_cell import MemoryCell
 from keras_neural_memory.memory_rnn import MemoryRNN
+from keras_neural_memory.metrics import CoarseAccuracy, FineAccuracy, MaskedAccuracy
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
 from keras_neural_memory.trace import trace_memory
@@ -25,6 +26,9 @@ from keras_neural_memory.trace import trace_memory
 __version__ = "0.1.0"
 
 __all__ = [
+    "CoarseAccuracy",
+    "FineAccuracy",
+    "MaskedAccuracy",
     "DequeCell",
     "LinearController",
     "MemoryCell",

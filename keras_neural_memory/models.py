@@ -1,0 +1,299 @@
+"""Model builders for both papers' setups, and a greedy decoder.
+
+* `build_transducer`: Grefenstette et al. 2015 §4 - the model reads the
+  joint sequence `<s> source ||| target </s>` (ids from
+  `tfds_tasks.make_joint_sequence`) and predicts the next symbol; the loss
+  covers the target symbols and `</s>` only.
+* `build_hao_model`: Hao et al. 2018 §2.2, §5 - a linear or LSTM
+  controller, with or without a stack, on the same-length ("aligned")
+  layout, scored where the task's evaluation mask is 1.
+* `transduce`: greedy decoding of new sources with a `build_transducer`
+  model, step by step through the cells, at any length.
+"""
+
+import keras
+import numpy as np
+from keras import ops
+
+from keras_neural_memory.deque_cell import DequeCell
+from keras_neural_memory.linear_controller import LinearController
+from keras_neural_memory.memory_cell import MemoryCell
+from keras_neural_memory.memory_rnn import MemoryRNN
+from keras_neural_memory.queue_cell import QueueCell
+from keras_neural_memory.stack_cell import StackCell
+
+MEMORY_CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
+MEMORY_KINDS = ("stack", "queue", "deque", "lstm")
+
+# The joint layout's ids (see `tfds_tasks.joint`): inputs 0 pad, 1 <s>, 2 |||,
+# 3+i source symbol i, 3+S+j target symbol j; outputs 0 pad, 1 </s>, 2+j.
+_BOS, _SEP, _EOS = 1, 2, 1
+_INPUT_SPECIALS, _OUTPUT_SPECIALS = 3, 2
+
+
+def _check_positive(name, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"`{name}` must be a positive integer; received {name}={value!r}.")
+
+
+def _check_memory(memory):
+    if memory not in MEMORY_KINDS:
+        raise ValueError(f"Unknown `memory`={memory!r}; expected one of {MEMORY_KINDS}.")
+
+
+def build_transducer(
+    source_vocab_size,
+    target_vocab_size,
+    memory="stack",
+    hidden_size=256,
+    memory_width=256,
+    lstm_layers=2,
+    embedding_dim=64,
+    pop_bias_init=-1.0,
+    name=None,
+):
+    """The paper's transducer: embeddings, a recurrent core, a softmax layer.
+
+    Inputs are joint-sequence ids, `3 + S + T` of them. Source and target
+    symbols have disjoint ids, so the one 64-d embedding table holds
+    separate source and target embeddings, as in the paper. The core is
+    `MemoryRNN` over a Stack-, Queue- or DeQue-LSTM (so it runs at any
+    length), or a deep LSTM of `lstm_layers` layers. The output is logits
+    over the `2 + T` output ids.
+
+    Args:
+        source_vocab_size: `S`, number of source symbols.
+        target_vocab_size: `T`, number of target symbols.
+        memory: "stack", "queue", "deque", or "lstm" for the deep-LSTM
+            baseline.
+        hidden_size: LSTM units (the paper: 256 or 512).
+        memory_width: Memory vector size (the paper: 256).
+        lstm_layers: Layers of the "lstm" baseline (the paper: 1, 2, 4, 8).
+            Ignored by memory models, whose controller is one LSTM.
+        embedding_dim: Embedding size (the paper: 64).
+        pop_bias_init: Initial pop-gate bias of memory models.
+        name: Model name; defaults to e.g. "stack_lstm_256".
+
+    Returns:
+        An uncompiled `keras.Model` from `(batch, time)` int ids to
+        `(batch, time, 2 + T)` logits.
+
+    Example:
+
+    ```python
+    model = build_transducer(128, 128, memory="deque", hidden_size=256)
+    model.compile(keras.optimizers.RMSprop(1e-3, clipnorm=1.0),
+                  keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  weighted_metrics=[CoarseAccuracy(), FineAccuracy()])
+    ```
+    """
+    _check_memory(memory)
+    for arg, value in (
+        ("source_vocab_size", source_vocab_size),
+        ("target_vocab_size", target_vocab_size),
+        ("hidden_size", hidden_size),
+        ("memory_width", memory_width),
+        ("lstm_layers", lstm_layers),
+        ("embedding_dim", embedding_dim),
+    ):
+        _check_positive(arg, value)
+    inputs = keras.Input((None,), dtype="int32", name="joint_ids")
+    x = keras.layers.Embedding(
+        _INPUT_SPECIALS + source_vocab_size + target_vocab_size, embedding_dim, mask_zero=True, name="embedding"
+    )(inputs)
+    if memory == "lstm":
+        for i in range(lstm_layers):
+            x = keras.layers.LSTM(hidden_size, return_sequences=True, name=f"lstm_{i}")(x)
+        default_name = f"lstm{lstm_layers}_{hidden_size}"
+    else:
+        cell = MEMORY_CELLS[memory](
+            keras.layers.LSTMCell(hidden_size), memory_width=memory_width, pop_bias_init=pop_bias_init
+        )
+        x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
+        default_name = f"{memory}_lstm_{hidden_size}"
+    logits = keras.layers.Dense(_OUTPUT_SPECIALS + target_vocab_size, name="logits")(x)
+    return keras.Model(inputs, logits, name=name or default_name)
+
+
+def build_hao_model(
+    source_vocab_size,
+    target_vocab_size,
+    controller="lstm",
+    stack=True,
+    hidden_size=10,
+    memory_width=2,
+    pop_bias_init=-1.0,
+    name=None,
+):
+    """A network of Hao et al. 2018 (§2.2, §5) for the aligned layout.
+
+    Inputs are `1 + S` ids (0 pads), one-hot encoded as in the paper;
+    outputs are logits over `1 + T` ids.
+
+    * `controller="linear", stack=True`: the linear controller with a
+      stack: `u, d, v` are sigmoids and the output is linear in
+      `[x_t || r_{t-1}]` (a `StackCell` around `LinearController`).
+    * `controller="linear", stack=False`: a linear map of `x_t` alone.
+    * `controller="lstm"`: an LSTM of `hidden_size` units, with the stack
+      (Stack-LSTM, tanh output and values as in Grefenstette et al.) or
+      without it.
+
+    Args:
+        source_vocab_size: `S`.
+        target_vocab_size: `T`.
+        controller: "lstm" or "linear".
+        stack: Whether the network has a Neural Stack.
+        hidden_size: LSTM state size (the paper: 10).
+        memory_width: Stack vector size (the paper: 2, or 6 for XOR).
+        pop_bias_init: Initial pop-gate bias.
+        name: Model name.
+
+    Returns:
+        An uncompiled `keras.Model`.
+
+    Example:
+
+    ```python
+    model = build_hao_model(2, 2, controller="linear", memory_width=6)
+    ```
+    """
+    if controller not in ("lstm", "linear"):
+        raise ValueError(f"Unknown `controller`={controller!r}; expected 'lstm' or 'linear'.")
+    for arg, value in (
+        ("source_vocab_size", source_vocab_size),
+        ("target_vocab_size", target_vocab_size),
+        ("hidden_size", hidden_size),
+        ("memory_width", memory_width),
+    ):
+        _check_positive(arg, value)
+    outputs = 1 + target_vocab_size
+    inputs = keras.Input((None,), dtype="int32", name="ids")
+    # A frozen identity embedding is a one-hot encoding that also masks the
+    # padding id 0, and saves without a Lambda layer.
+    x = keras.layers.Embedding(
+        1 + source_vocab_size,
+        1 + source_vocab_size,
+        embeddings_initializer="identity",
+        trainable=False,
+        mask_zero=True,
+        name="one_hot",
+    )(inputs)
+    if stack:
+        if controller == "linear":
+            cell = StackCell(
+                LinearController(),
+                output_size=outputs,
+                memory_width=memory_width,
+                output_activation=None,
+                value_activation="sigmoid",
+                pop_bias_init=pop_bias_init,
+            )
+        else:
+            cell = StackCell(keras.layers.LSTMCell(hidden_size), memory_width=memory_width, pop_bias_init=pop_bias_init)
+        x = MemoryRNN(cell, return_sequences=True, name="stack_rnn")(x)
+    elif controller == "lstm":
+        x = keras.layers.LSTM(hidden_size, return_sequences=True, name="lstm")(x)
+    logits = x if stack and controller == "linear" else keras.layers.Dense(outputs, name="logits")(x)
+    default_name = f"{controller}{'_stack' if stack else ''}"
+    return keras.Model(inputs, logits, name=name or default_name)
+
+
+def _recurrent_layers(model):
+    """The embedding, recurrent layers and output layer of a transducer."""
+    layers = [layer for layer in model.layers if not isinstance(layer, keras.layers.InputLayer)]
+    ok = (
+        len(layers) >= 3
+        and isinstance(layers[0], keras.layers.Embedding)
+        and isinstance(layers[-1], keras.layers.Dense)
+        and all(isinstance(layer, keras.layers.RNN) for layer in layers[1:-1])
+    )
+    if not ok:
+        raise ValueError(
+            "`model` must be a transducer from `build_transducer` (Embedding, RNN layers, "
+            f"Dense); received layers {[type(layer).__name__ for layer in layers]}."
+        )
+    return layers[0], layers[1:-1], layers[-1]
+
+
+def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_length=None):
+    """Greedy decoding: reads `<s> source |||`, then emits symbols until `</s>`.
+
+    Each emitted symbol is fed back as the next input, as in the paper's
+    evaluation (§4.3). Runs the model's cells one step at a time, with the
+    memory sized for the whole sequence, so it works at any length.
+
+    Args:
+        model: A model from `build_transducer` (trained or loaded).
+        sources: A list of source sequences (lists of ids in `[0, S)`).
+        source_vocab_size: `S`.
+        target_vocab_size: `T`.
+        max_target_length: Most target symbols to emit before giving up on
+            `</s>`; defaults to `2 * len(source) + 8`.
+
+    Returns:
+        A list of target id lists (without `</s>`), one per source.
+
+    Example:
+
+    ```python
+    transduce(model, [[5, 9, 2]], source_vocab_size=128, target_vocab_size=128)
+    # [[2, 9, 5]] for a model trained on sequence reversal
+    ```
+    """
+    embedding, rnn_layers, output_layer = _recurrent_layers(model)
+    expected_inputs = _INPUT_SPECIALS + source_vocab_size + target_vocab_size
+    if embedding.input_dim != expected_inputs:
+        raise ValueError(
+            f"The model reads {embedding.input_dim} input ids, but source_vocab_size={source_vocab_size} "
+            f"and target_vocab_size={target_vocab_size} give {expected_inputs}."
+        )
+    results = []
+    for source in sources:
+        source = [int(s) for s in source]
+        if any(s < 0 or s >= source_vocab_size for s in source):
+            raise ValueError(f"`sources` ids must lie in [0, {source_vocab_size}); received {source}.")
+        limit = max_target_length if max_target_length is not None else 2 * len(source) + 8
+        prefix = [_BOS] + [_INPUT_SPECIALS + s for s in source] + [_SEP]
+        steps = len(prefix) + limit + 1
+        states = [
+            layer.cell.get_initial_state(batch_size=1, capacity=steps)
+            if isinstance(layer.cell, MemoryCell)
+            else layer.cell.get_initial_state(batch_size=1)
+            for layer in rnn_layers
+        ]
+
+        def step(token, states):
+            x = embedding(np.array([token], "int32"))
+            new_states = []
+            for layer, state in zip(rnn_layers, states):
+                x, state = layer.cell(x, state)
+                new_states.append(state)
+            return ops.convert_to_numpy(output_layer(x))[0], new_states
+
+        for token in prefix:
+            logits, states = step(token, states)
+        target = []
+        while len(target) < limit:
+            predicted = int(np.argmax(logits))
+            if predicted == _EOS or predicted < _OUTPUT_SPECIALS:
+                break
+            target.append(predicted - _OUTPUT_SPECIALS)
+            logits, states = step(_INPUT_SPECIALS + source_vocab_size + target[-1], states)
+        results.append(target)
+    return results
+
+
+def parameter_table(models):
+    """Rows `(name, parameters)` like the paper's Appendix D table.
+
+    Args:
+        models: An iterable of built Keras models.
+
+    Returns:
+        A markdown table string.
+    """
+    rows = ["| model | trainable parameters |", "|---|---|"]
+    for model in models:
+        count = sum(int(np.prod(w.shape)) for w in model.trainable_weights)
+        rows.append(f"| {model.name} | {count:,} |")
+    return "\n".join(rows)
