@@ -28,7 +28,10 @@ setup(
         "keras-tuner>=1.4",
         "numpy",
         "matplotlib",
+        # TensorFlow 2.21 no longer pulls in TensorBoard; `train` writes its logs.
+        "tensorboard",
     ],
+    entry_points={"console_scripts": ["neural-memory=keras_neural_memory.cli:main"]},
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "dill", "jax[cpu]>=0.4.30"],
         "jax": ["jax>=0.4.30"],

@@ -1,0 +1,326 @@
+"""`neural-memory`: train and evaluate memory-augmented transducers.
+
+    neural-memory train --task sequence_reversal --memory stack
+    neural-memory evaluate --model runs/sequence_reversal-stack/model.keras \\
+        --task sequence_reversal --lengths 17 64 --sweep
+
+`train` trains on freshly sampled examples (the papers' unbounded stream)
+with the paper's optimiser (RMSProp, batch 10, gradient clipping at 1),
+shows a Keras progress bar, writes TensorBoard logs, backs up every epoch
+(an interrupted run started again with the same command continues from its
+last epoch), and ends by printing coarse and fine accuracy at training and
+at test lengths, which it also writes to `results.json`.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import pathlib
+import sys
+import time
+
+SCALES = {
+    # Grefenstette et al. tasks: source lengths, vocabulary and model size.
+    # "quick" is for smoke tests; "default" shows the effect in minutes on a
+    # 2-core CPU; "paper" is §4 (training runs far longer there).
+    "quick": dict(train=(4, 8), test=(9, 16), vocab=8, hidden=32, width=16, epochs=4, steps=100),
+    "default": dict(train=(8, 16), test=(17, 32), vocab=32, hidden=64, width=32, epochs=10, steps=300),
+    "paper": dict(train=(8, 64), test=(65, 128), vocab=128, hidden=256, width=256, epochs=100, steps=1000),
+}
+
+
+class CliError(Exception):
+    """A user error: printed as one message, exit status 2."""
+
+
+@dataclasses.dataclass
+class TaskSetup:
+    """A task's data settings and vocabulary at a scale."""
+
+    name: str
+    layout: str
+    settings: object
+    source_vocab_size: int
+    target_vocab_size: int
+
+
+def task_setup(name, scale, train_lengths=None, test_lengths=None):
+    """The task's settings at `scale`, optionally with other length ranges."""
+    from tfds_tasks import TASK_NAMES, generators, layout_for
+    from tfds_tasks.generators import Regime
+
+    if name not in TASK_NAMES:
+        raise CliError(f"unknown task {name!r}; choose one of: {', '.join(TASK_NAMES)}")
+    layout = layout_for(name)
+    base = generators.settings(name, "default")
+    if layout == "joint":
+        spec = SCALES[scale]
+        train = Regime(*spec["train"])
+        test = Regime(*spec["test"])
+        settings = dataclasses.replace(base, train=train, test=test, vocab_size=spec["vocab"])
+    else:
+        settings = base  # Hao et al. tasks: their own regimes at every scale
+    try:
+        if train_lengths:
+            settings = dataclasses.replace(settings, train=dataclasses.replace(settings.train, min_length=train_lengths[0], max_length=train_lengths[1]))
+        if test_lengths:
+            settings = dataclasses.replace(settings, test=dataclasses.replace(settings.test, min_length=test_lengths[0], max_length=test_lengths[1]))
+        task = generators.make_task(name, settings.train, settings.vocab_size)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    return TaskSetup(name, layout, settings, len(task.source_vocab), len(task.target_vocab))
+
+
+def examples(setup, split, count, seed, batch_size):
+    """`count` fresh examples of `split`'s regime, padded and batched."""
+    import tfds_tasks
+
+    ds = tfds_tasks.stream(setup.name, seed=seed, config=setup.settings, split=split, training_sequences=True)
+    return (
+        ds.take(count)
+        .map(lambda e: (e["inputs"], e["targets"], e["loss_mask"]))
+        .padded_batch(batch_size)
+    )
+
+
+def build_model(setup, args):
+    from keras_neural_memory import models
+
+    if setup.layout == "joint":
+        return models.build_transducer(
+            setup.source_vocab_size,
+            setup.target_vocab_size,
+            memory=args.memory,
+            hidden_size=args.hidden_size,
+            memory_width=args.memory_width,
+            lstm_layers=args.lstm_layers,
+        )
+    if args.memory not in ("stack", "lstm"):
+        raise CliError(f"task {setup.name} takes --memory stack or lstm (Hao et al.), not {args.memory!r}")
+    return models.build_hao_model(
+        setup.source_vocab_size,
+        setup.target_vocab_size,
+        controller=args.controller,
+        stack=args.memory == "stack",
+        hidden_size=args.hidden_size,
+        memory_width=args.memory_width,
+    )
+
+
+def compile_model(model, learning_rate, jit_compile):
+    import keras
+
+    from keras_neural_memory import CoarseAccuracy, FineAccuracy, MaskedAccuracy
+
+    model.compile(
+        optimizer=keras.optimizers.RMSprop(learning_rate, clipnorm=1.0),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        weighted_metrics=[CoarseAccuracy(), FineAccuracy(), MaskedAccuracy()],
+        jit_compile=jit_compile,
+    )
+
+
+def measure(model, setup, split, count, seed, batch_size):
+    """Coarse, fine and masked accuracy on `count` fresh examples."""
+    values = model.evaluate(examples(setup, split, count, seed, batch_size), verbose=0, return_dict=True)
+    return {key: float(values[f"{key}_accuracy"]) for key in ("coarse", "fine", "masked")}
+
+
+def writable_dir(path):
+    path = pathlib.Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CliError(f"cannot create output directory {str(path)!r}: {error.strerror}") from None
+    if not os.access(path, os.W_OK):
+        raise CliError(f"output directory {str(path)!r} is not writable; pass another --output-dir")
+    return path
+
+
+def distribution_scope():
+    """`MirroredStrategy` over all devices when TensorFlow sees more than one."""
+    import contextlib
+
+    import keras
+
+    if keras.backend.backend() != "tensorflow":
+        return contextlib.nullcontext(), 1
+    import tensorflow as tf
+
+    gpus = tf.config.list_logical_devices("GPU")
+    devices = gpus or tf.config.list_logical_devices("CPU")
+    if len(devices) > 1:
+        strategy = tf.distribute.MirroredStrategy([d.name for d in devices])
+        return strategy.scope(), strategy.num_replicas_in_sync
+    return contextlib.nullcontext(), 1
+
+
+def cmd_train(args):
+    import keras
+
+    setup = task_setup(args.task, args.scale)
+    spec = SCALES[args.scale]
+    args.hidden_size = args.hidden_size or (spec["hidden"] if setup.layout == "joint" else 10)
+    args.memory_width = args.memory_width or (spec["width"] if setup.layout == "joint" else 2)
+    epochs = args.epochs or spec["epochs"]
+    steps = args.steps_per_epoch or spec["steps"]
+    output = writable_dir(args.output_dir or f"runs/{args.task}-{args.memory}-{args.scale}")
+    keras.utils.set_random_seed(args.seed)
+    scope, replicas = distribution_scope()
+    with scope:
+        model = build_model(setup, args)
+        compile_model(model, args.learning_rate, args.jit_compile)
+    print(f"{model.name}: {model.count_params():,} parameters; task {args.task} ({setup.layout} layout), "
+          f"train lengths {setup.settings.train.min_length}-{setup.settings.train.max_length}, "
+          f"test lengths {setup.settings.test.min_length}-{setup.settings.test.max_length}; "
+          f"{replicas} replica(s)", flush=True)
+    import tfds_tasks
+
+    train = (
+        tfds_tasks.stream(args.task, seed=args.seed, config=setup.settings, split="train", training_sequences=True)
+        .map(lambda e: (e["inputs"], e["targets"], e["loss_mask"]))
+        .padded_batch(args.batch_size)
+        .repeat()
+    )
+    callbacks = [
+        keras.callbacks.BackupAndRestore(str(output / "backup")),
+        keras.callbacks.TensorBoard(str(output / "logs")),
+        keras.callbacks.TerminateOnNaN(),
+    ]
+    start = time.perf_counter()
+    history = model.fit(train, epochs=epochs, steps_per_epoch=steps, callbacks=callbacks, verbose=args.verbose)
+    seconds = time.perf_counter() - start
+    model.save(output / "model.keras")
+    results = {
+        "task": args.task,
+        "memory": args.memory,
+        "model": model.name,
+        "parameters": model.count_params(),
+        "scale": args.scale,
+        "seed": args.seed,
+        "batches": epochs * steps,
+        "train_seconds": round(seconds, 1),
+        "train_lengths": [setup.settings.train.min_length, setup.settings.train.max_length],
+        "test_lengths": [setup.settings.test.min_length, setup.settings.test.max_length],
+        "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
+    }
+    for split in ("train", "test"):
+        results[f"{split}_accuracy"] = measure(model, setup, split, args.eval_examples, args.seed + 1000, 50)
+    with open(output / "results.json", "w") as f:
+        json.dump(results, f, indent=2)
+    print(f"\n{'':14s}{'coarse':>8s}{'fine':>8s}")
+    for split in ("train", "test"):
+        acc = results[f"{split}_accuracy"]
+        lengths = results[f"{split}_lengths"]
+        print(f"{split} {lengths[0]:>3d}-{lengths[1]:<4d}  {acc['coarse']:8.3f}{acc['fine']:8.3f}")
+    print(f"model: {output / 'model.keras'}\nresults: {output / 'results.json'}")
+    return 0
+
+
+def cmd_evaluate(args):
+    import keras
+
+    model_path = pathlib.Path(args.model)
+    if not model_path.is_file():
+        raise CliError(f"no saved model at {str(model_path)!r}; pass the model.keras that `train` wrote")
+    setup = task_setup(args.task, args.scale, test_lengths=args.lengths)
+    import keras_neural_memory  # noqa: F401  (registers the layers)
+
+    model = keras.saving.load_model(model_path)
+    compile_model(model, 1e-3, args.jit_compile)
+    split = "test" if args.lengths else args.split
+    summary = measure(model, setup, split, args.examples, args.seed, 50)
+    regime = setup.settings.regime(split)
+    print(f"{args.task} lengths {regime.min_length}-{regime.max_length}: coarse {summary['coarse']:.3f} fine {summary['fine']:.3f}")
+    report = {"task": args.task, "model": str(model_path), "lengths": [regime.min_length, regime.max_length], **summary}
+    if args.sweep:
+        sweep = []
+        for length in range(regime.min_length, regime.max_length + 1, args.sweep_step):
+            at = task_setup(args.task, args.scale, test_lengths=(length, length))
+            sweep.append({"length": length, **measure(model, at, "test", args.sweep_examples, args.seed, 50)})
+            print(f"  length {length:4d}: coarse {sweep[-1]['coarse']:.3f} fine {sweep[-1]['fine']:.3f}", flush=True)
+        report["sweep"] = sweep
+        if args.plot:
+            plot_sweep(sweep, setup, args.plot, model.name)
+            print(f"plot: {args.plot}")
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(report, f, indent=2)
+    return 0
+
+
+def plot_sweep(sweep, setup, path, label):
+    """Coarse and fine accuracy against length, training range shaded."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(6, 3.5))
+    lengths = [row["length"] for row in sweep]
+    axis.plot(lengths, [row["coarse"] for row in sweep], marker="o", label=f"{label} coarse")
+    axis.plot(lengths, [row["fine"] for row in sweep], marker=".", linestyle="--", label=f"{label} fine")
+    train = setup.settings.train
+    axis.axvspan(train.min_length, train.max_length, color="0.9", label="training lengths")
+    axis.set(xlabel="source length", ylabel="accuracy", ylim=(-0.02, 1.02), title=setup.name)
+    axis.legend(fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def parser():
+    from keras_neural_memory.models import MEMORY_KINDS
+
+    top = argparse.ArgumentParser(prog="neural-memory", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = top.add_subparsers(dest="command", required=True)
+
+    train = sub.add_parser("train", help="train a model on a task and report coarse/fine accuracy")
+    train.add_argument("--task", required=True, help="a tfds_tasks name, e.g. sequence_reversal")
+    train.add_argument("--memory", choices=MEMORY_KINDS, default="stack", help="memory kind, or lstm for the deep-LSTM baseline")
+    train.add_argument("--lstm-layers", type=int, default=2, help="layers of the lstm baseline (1, 2, 4, 8 in the paper)")
+    train.add_argument("--controller", choices=("lstm", "linear"), default="lstm", help="controller of Hao et al. tasks")
+    train.add_argument("--scale", choices=tuple(SCALES), default="default")
+    train.add_argument("--hidden-size", type=int, help="default: from --scale (10 for Hao et al. tasks)")
+    train.add_argument("--memory-width", type=int, help="default: from --scale (2 for Hao et al. tasks)")
+    train.add_argument("--learning-rate", type=float, default=5e-3, help="default 5e-3, from the paper's grid")
+    train.add_argument("--batch-size", type=int, default=10)
+    train.add_argument("--epochs", type=int, help="default: from --scale")
+    train.add_argument("--steps-per-epoch", type=int, help="batches per epoch; default: from --scale")
+    train.add_argument("--eval-examples", type=int, default=500, help="examples per accuracy measurement")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--output-dir", help="default: runs/TASK-MEMORY-SCALE")
+    train.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True, help="XLA (default on)")
+    train.add_argument("--verbose", type=int, default=1, choices=(0, 1, 2), help="Keras fit verbosity")
+    train.set_defaults(run=cmd_train)
+
+    evaluate = sub.add_parser("evaluate", help="evaluate a saved model on a task, split or length range")
+    evaluate.add_argument("--model", required=True, help="a model.keras written by train")
+    evaluate.add_argument("--task", required=True)
+    evaluate.add_argument("--scale", choices=tuple(SCALES), default="default", help="the scale the model was trained at")
+    evaluate.add_argument("--split", choices=("train", "test"), default="test", help="regime to sample")
+    evaluate.add_argument("--lengths", type=int, nargs=2, metavar=("MIN", "MAX"), help="source length range instead of --split")
+    evaluate.add_argument("--examples", type=int, default=500)
+    evaluate.add_argument("--sweep", action="store_true", help="also measure every length of the range")
+    evaluate.add_argument("--sweep-step", type=int, default=1)
+    evaluate.add_argument("--sweep-examples", type=int, default=100)
+    evaluate.add_argument("--plot", help="PNG path for the length sweep")
+    evaluate.add_argument("--output", help="JSON path for the results")
+    evaluate.add_argument("--seed", type=int, default=1)
+    evaluate.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True)
+    evaluate.set_defaults(run=cmd_evaluate)
+    return top
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except CliError as error:
+        print(f"neural-memory {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""`neural-memory` end to end, as a user runs it: subprocesses on tiny runs."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+TINY = ["--scale", "quick", "--epochs", "2", "--steps-per-epoch", "5", "--eval-examples", "20", "--verbose", "0"]
+
+
+def run(*args, timeout=300):
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    return subprocess.run(
+        [sys.executable, "-m", "keras_neural_memory.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    result = run("train", "--task", "sequence_reversal", "--memory", "queue", *TINY, "--output-dir", str(out))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return out, result
+
+
+def test_train_writes_model_results_and_logs(trained):
+    out, result = trained
+    results = json.loads((out / "results.json").read_text())
+    for split in ("train", "test"):
+        acc = results[f"{split}_accuracy"]
+        assert 0.0 <= acc["coarse"] <= acc["fine"] <= 1.0
+    assert results["batches"] == 10 and results["test_lengths"] == [9, 16]
+    assert (out / "model.keras").is_file()
+    assert any((out / "logs").rglob("*tfevents*"))
+    assert "coarse" in result.stdout and "test" in result.stdout
+
+
+def test_evaluate_sweeps_lengths_and_plots(trained, tmp_path):
+    out, _ = trained
+    plot, report = tmp_path / "sweep.png", tmp_path / "report.json"
+    result = run(
+        "evaluate", "--model", str(out / "model.keras"), "--task", "sequence_reversal", "--scale", "quick",
+        "--lengths", "6", "9", "--examples", "20", "--sweep", "--sweep-examples", "10",
+        "--plot", str(plot), "--output", str(report),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    sweep = json.loads(report.read_text())["sweep"]
+    assert [row["length"] for row in sweep] == [6, 7, 8, 9]
+    assert plot.stat().st_size > 1000
+
+
+def test_killed_training_resumes_from_its_backup(tmp_path):
+    """SIGKILL a run in its second epoch; the same command continues, it does not restart."""
+    args = ["train", "--task", "sequence_copy", "--memory", "stack", "--scale", "quick", "--epochs", "3",
+            "--steps-per-epoch", "40", "--eval-examples", "10", "--verbose", "2", "--output-dir", str(tmp_path)]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONUNBUFFERED": "1"}
+    first = subprocess.Popen(
+        [sys.executable, "-m", "keras_neural_memory.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+    )
+    seen = []
+    for line in first.stdout:
+        seen.append(line)
+        if line.startswith("Epoch 2/3"):  # epoch 1 is backed up before epoch 2 begins
+            first.kill()
+            break
+    first.wait(timeout=60)
+    assert first.returncode != 0, "".join(seen)
+    assert not (tmp_path / "results.json").exists()
+    second = run(*args)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "Epoch 1/3" not in second.stdout and "Epoch 3/3" in second.stdout
+    history = json.loads((tmp_path / "results.json").read_text())["history"]["loss"]
+    assert 1 <= len(history) <= 2  # only the epochs this second process ran
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["train", "--task", "no_such_task"], "unknown task 'no_such_task'"),
+        (["train", "--task", "sequence_copy", "--memory", "tape"], "invalid choice: 'tape'"),
+        (["train", "--task", "sequence_copy", "--scale", "huge"], "invalid choice: 'huge'"),
+        (["train", "--task", "cumulative_xor", "--memory", "deque"], "stack or lstm"),
+        (["train", "--task", "sequence_copy", "--output-dir", "/proc/no/such/dir"], "cannot create output directory"),
+        (["evaluate", "--model", "/nonexistent/model.keras", "--task", "sequence_copy"], "no saved model"),
+    ],
+)
+def test_bad_input_gives_a_message_not_a_traceback(args, message, capsys):
+    # In-process (a subprocess per case would mostly time TensorFlow's import).
+    from keras_neural_memory import cli
+
+    try:
+        status = cli.main(args)
+    except SystemExit as exit:  # argparse's own errors
+        status = exit.code
+    err = capsys.readouterr().err
+    assert status == 2
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_console_script_reports_bad_input_without_traceback():
+    result = run("train", "--task", "no_such_task")
+    assert result.returncode == 2 and "unknown task" in result.stderr and "Traceback" not in result.stderr
