@@ -123,7 +123,8 @@ def compile_model(model, learning_rate, jit_compile):
 
 def measure(model, setup, split, count, seed, batch_size):
     """Coarse, fine and masked accuracy on `count` fresh examples."""
-    values = model.evaluate(examples(setup, split, count, seed, batch_size), verbose=0, return_dict=True)
+    steps = -(-count // batch_size)  # the stream's length is unknown to Keras
+    values = model.evaluate(examples(setup, split, count, seed, batch_size), steps=steps, verbose=0, return_dict=True)
     return {key: float(values[f"{key}_accuracy"]) for key in ("coarse", "fine", "masked")}
 
 
@@ -139,21 +140,25 @@ def writable_dir(path):
 
 
 def distribution_scope():
-    """`MirroredStrategy` over all devices when TensorFlow sees more than one."""
+    """`MirroredStrategy` over all devices when TensorFlow sees more than one.
+
+    Returns:
+        `(scope, replicas, on_gpus)`.
+    """
     import contextlib
 
     import keras
 
     if keras.backend.backend() != "tensorflow":
-        return contextlib.nullcontext(), 1
+        return contextlib.nullcontext(), 1, False
     import tensorflow as tf
 
     gpus = tf.config.list_logical_devices("GPU")
     devices = gpus or tf.config.list_logical_devices("CPU")
     if len(devices) > 1:
         strategy = tf.distribute.MirroredStrategy([d.name for d in devices])
-        return strategy.scope(), strategy.num_replicas_in_sync
-    return contextlib.nullcontext(), 1
+        return strategy.scope(), strategy.num_replicas_in_sync, bool(gpus)
+    return contextlib.nullcontext(), 1, bool(gpus)
 
 
 def cmd_train(args):
@@ -167,7 +172,11 @@ def cmd_train(args):
     steps = args.steps_per_epoch or spec["steps"]
     output = writable_dir(args.output_dir or f"runs/{args.task}-{args.memory}-{args.scale}")
     keras.utils.set_random_seed(args.seed)
-    scope, replicas = distribution_scope()
+    scope, replicas, on_gpus = distribution_scope()
+    if replicas > 1 and not on_gpus and args.jit_compile:
+        # XLA cannot reach variables mirrored on other logical CPU devices.
+        print("note: XLA is off for MirroredStrategy over several CPU devices", flush=True)
+        args.jit_compile = False
     with scope:
         model = build_model(setup, args)
         compile_model(model, args.learning_rate, args.jit_compile)
@@ -209,11 +218,11 @@ def cmd_train(args):
         results[f"{split}_accuracy"] = measure(model, setup, split, args.eval_examples, args.seed + 1000, 50)
     with open(output / "results.json", "w") as f:
         json.dump(results, f, indent=2)
-    print(f"\n{'':14s}{'coarse':>8s}{'fine':>8s}")
+    print(f"\n{'lengths':14s}{'coarse':>8s}{'fine':>8s}{'per-symbol':>12s}")
     for split in ("train", "test"):
         acc = results[f"{split}_accuracy"]
         lengths = results[f"{split}_lengths"]
-        print(f"{split} {lengths[0]:>3d}-{lengths[1]:<4d}  {acc['coarse']:8.3f}{acc['fine']:8.3f}")
+        print(f"{split:5s} {lengths[0]:>3d}-{lengths[1]:<4d}{acc['coarse']:8.3f}{acc['fine']:8.3f}{acc['masked']:12.3f}")
     print(f"model: {output / 'model.keras'}\nresults: {output / 'results.json'}")
     return 0
 

@@ -107,3 +107,20 @@ def test_bad_input_gives_a_message_not_a_traceback(args, message, capsys):
 def test_console_script_reports_bad_input_without_traceback():
     result = run("train", "--task", "no_such_task")
     assert result.returncode == 2 and "unknown task" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_train_mirrors_over_two_logical_cpu_devices(tmp_path):
+    script = f"""
+import sys, tensorflow as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+from keras_neural_memory import cli
+sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "stack", "--scale", "quick",
+                   "--epochs", "1", "--steps-per-epoch", "4", "--eval-examples", "10", "--verbose", "0",
+                   "--output-dir", {str(tmp_path)!r}]))
+"""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "KERAS_BACKEND": "tensorflow"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "2 replica(s)" in result.stdout
+    assert (tmp_path / "results.json").is_file()
