@@ -73,15 +73,16 @@ def task_setup(name, scale, train_lengths=None, test_lengths=None):
 
 
 def examples(setup, split, count, seed, batch_size):
-    """`count` fresh examples of `split`'s regime, padded and batched."""
+    """Fresh examples of `split`'s regime as padded `(inputs, targets, loss_mask)` batches.
+
+    `count=None` gives the endless stream that training reads.
+    """
     import tfds_tasks
 
     ds = tfds_tasks.stream(setup.name, seed=seed, config=setup.settings, split=split, training_sequences=True)
-    return (
-        ds.take(count)
-        .map(lambda e: (e["inputs"], e["targets"], e["loss_mask"]))
-        .padded_batch(batch_size)
-    )
+    if count is not None:
+        ds = ds.take(count)
+    return ds.map(lambda e: (e["inputs"], e["targets"], e["loss_mask"])).padded_batch(batch_size)
 
 
 def build_model(setup, args):
@@ -184,14 +185,7 @@ def cmd_train(args):
           f"train lengths {setup.settings.train.min_length}-{setup.settings.train.max_length}, "
           f"test lengths {setup.settings.test.min_length}-{setup.settings.test.max_length}; "
           f"{replicas} replica(s)", flush=True)
-    import tfds_tasks
-
-    train = (
-        tfds_tasks.stream(args.task, seed=args.seed, config=setup.settings, split="train", training_sequences=True)
-        .map(lambda e: (e["inputs"], e["targets"], e["loss_mask"]))
-        .padded_batch(args.batch_size)
-        .repeat()
-    )
+    train = examples(setup, "train", None, args.seed, args.batch_size)
     callbacks = [
         keras.callbacks.BackupAndRestore(str(output / "backup")),
         keras.callbacks.TensorBoard(str(output / "logs")),
