@@ -124,3 +124,26 @@ sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "stack", 
     assert result.returncode == 0, result.stderr[-3000:]
     assert "2 replica(s)" in result.stdout
     assert (tmp_path / "results.json").is_file()
+
+
+def test_reproduce_writes_table_beside_the_paper_and_convergence_plot(tmp_path):
+    from keras_neural_memory import cli
+
+    status = cli.main(
+        ["reproduce", "--tasks", "sequence_copy", "--models", "queue,lstm1", "--epochs", "2",
+         "--steps-per-epoch", "3", "--eval-examples", "10", "--output-dir", str(tmp_path)]
+    )
+    assert status == 0
+    table = (tmp_path / "results.md").read_text()
+    assert "| sequence_copy | queue |" in table and "| 1.00 / 1.00 |" in table  # the paper's Queue-LSTM
+    assert "0.01 / 0.50 (best: 4 layers)" in table  # the paper's best deep LSTM
+    runs = json.loads((tmp_path / "results.json").read_text())
+    assert [len(run["history"]["coarse_accuracy"]) for run in runs] == [2, 2]
+    assert (tmp_path / "convergence.png").stat().st_size > 5000
+
+
+def test_reproduce_rejects_unknown_models(capsys):
+    from keras_neural_memory import cli
+
+    assert cli.main(["reproduce", "--models", "stack,tape"]) == 2
+    assert "unknown model 'tape'" in capsys.readouterr().err
