@@ -14,6 +14,7 @@ layer = keras.layers.RNN(StackCell(keras.layers.LSTMCell(256)), return_sequences
 """
 
 from keras_neural_memory import memory
+from keras_neural_memory.buffered_stack_rnn import BufferedStackRNN
 from keras_neural_memory.deque_cell import DequeCell
 from keras_neural_memory.linear_controller import LinearController
 from keras_neural_memory.memory_cell import MemoryCell
@@ -26,6 +27,7 @@ from keras_neural_memory.trace import trace_memory
 __version__ = "0.1.0"
 
 __all__ = [
+    "BufferedStackRNN",
     "CoarseAccuracy",
     "FineAccuracy",
     "MaskedAccuracy",

@@ -130,6 +130,26 @@ def _next_slot(written):
     return shifted - written
 
 
+def push(state, value, strength):
+    """Writes `value` with `strength` into the next free slot (eq. 1, one push).
+
+    The push half of a step, on its own: Hao et al.'s output buffer (§2.3) is
+    a queue that is only ever enqueued to while the network runs. Nothing is
+    written once all `capacity` slots are used.
+
+    Args:
+        state: A single-ended `MemoryState` (one slot per step).
+        value: `(batch, width)` the value to push.
+        strength: `(batch, 1)` its strength.
+
+    Returns:
+        The new `MemoryState`.
+    """
+    slot = _next_slot(state.written)
+    values, strengths = _write(state.values, state.strengths, slot[:, :, None], value[:, None, :], strength)
+    return MemoryState(values, strengths, state.written + slot)
+
+
 def _poison_on_overflow(read_vector, written):
     """NaN reads once a step found the memory full; never wrap around."""
     overflowed = written[..., -1:] > 0.5
@@ -235,13 +255,9 @@ class _SingleEndedMemory(_NeuralMemory):
             `(new_state, read)` with `read` of shape `(batch, width)`.
         """
         self._check_value(value)
-        strengths = pop(state.strengths, pop_strength, self.end)
-        slot = _next_slot(state.written)
-        values, strengths = _write(
-            state.values, strengths, slot[:, :, None], value[:, None, :], push_strength
-        )
-        new_state = MemoryState(values, strengths, state.written + slot)
-        read_vector = read(values, read_weights(strengths, self.end))
+        popped = state._replace(strengths=pop(state.strengths, pop_strength, self.end))
+        new_state = push(popped, value, push_strength)
+        read_vector = read(new_state.values, read_weights(new_state.strengths, self.end))
         return new_state, _poison_on_overflow(read_vector, state.written)
 
     def read_weights(self, state):

@@ -1,0 +1,428 @@
+"""`BufferedStackRNN`: Hao et al. (2018)'s buffered stack network (§2.3)."""
+
+import numbers
+
+import keras
+from keras import ops
+from keras.saving import register_keras_serializable
+
+from keras_neural_memory import memory as memory_lib
+from keras_neural_memory.stack_cell import StackCell
+
+
+def binary_strength_penalty(strengths):
+    """`1 / (1 + (3.25 s - 1.625)^12)`: 1 at s = 0.5, about 0.003 at 0 and 1.
+
+    The penalty of Hao et al.'s reference code (StackNN's `binary_reg_fn`):
+    flat near 0 and 1, a bump around 0.5, so it pushes strengths towards
+    discrete values without caring which.
+    """
+    term = 3.25 * strengths - 1.625
+    return 1.0 / (1.0 + term**12)
+
+
+def _check_positive_int(name, value, allow_none=False):
+    if allow_none and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        expected = "a positive integer or None" if allow_none else "a positive integer"
+        raise ValueError(f"`{name}` must be {expected}; received {name}={value!r}.")
+
+
+def _check_real(name, value, minimum=None):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number; received {name}={value!r}.")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"`{name}` must be >= {minimum}; received {name}={value!r}.")
+
+
+class _BufferedCell(keras.layers.Layer):
+    """One computation step of the buffered network, as an RNN cell.
+
+    Internal to `BufferedStackRNN`, which builds it and its initial state.
+    The RNN it runs in reads a dummy sequence (one entry per computation
+    step); everything the step needs is in the state, flat and rank 2 (see
+    REFERENCE.md §3):
+
+        [y_{t-1}, *stack cell states, I (n * features), input strengths (n),
+         i_{t-1}, O (steps * output_size), output strengths (steps),
+         output `written` mask (steps), penalty]
+
+    `y_{t-1}` comes first because Keras' masked JAX loop reads the output of
+    a masked step from `states[0]`.
+    """
+
+    def __init__(self, stack_cell, output_size, output_activation, buffered, buffer_bias_init, **kwargs):
+        super().__init__(**kwargs)
+        self.stack_cell = stack_cell
+        self.output_size = output_size
+        self.output_activation = output_activation
+        self.buffered = buffered
+        self.buffer_bias_init = buffer_bias_init
+        self._stack_state_count = len(stack_cell.state_size)
+
+    def state_size_for(self, length, steps, features):
+        return [
+            self.output_size,
+            *self.stack_cell.state_size_for(steps),
+            length * features,
+            length,
+            1,
+            steps * self.output_size,
+            steps,
+            steps,
+            1,
+        ]
+
+    @property
+    def state_size(self):
+        # Nominal sizes: the real ones depend on each input, and
+        # `BufferedStackRNN` always passes the initial state itself.
+        return self.state_size_for(1, 1, 1)
+
+    def build(self, input_shape):
+        # A deserialised stack cell arrives built; building it again breaks loading.
+        if not self.stack_cell.built:
+            self.stack_cell.build(input_shape)
+        if self.buffered:
+            # The stack cell's last two output units are the logits of i_t and
+            # o_t; start them at `buffer_bias_init` (+1 in the reference code,
+            # so that the network starts by reading and writing).
+            size = self.stack_cell.bias.shape[0]
+            gate = (ops.arange(size) >= self.output_size) & (ops.arange(size) < self.output_size + 2)
+            bias = ops.convert_to_tensor(self.stack_cell.bias.value)
+            self.stack_cell.bias.assign(ops.where(gate, ops.cast(self.buffer_bias_init, bias.dtype), bias))
+        self.built = True
+
+    def initial_state(self, inputs, input_strengths, steps):
+        batch_size = ops.shape(inputs)[0]
+        dtype = self.compute_dtype
+        return [
+            ops.zeros((batch_size, self.output_size), dtype=dtype),
+            *self.stack_cell.get_initial_state(batch_size=batch_size, capacity=steps),
+            ops.reshape(ops.cast(inputs, dtype), (batch_size, -1)),
+            ops.cast(input_strengths, dtype),
+            ops.zeros((batch_size, 1), dtype=dtype),  # i_0 = 0: x_1 is the first input
+            ops.zeros((batch_size, steps * self.output_size), dtype=dtype),
+            ops.zeros((batch_size, steps), dtype=dtype),
+            ops.zeros((batch_size, steps), dtype=dtype),
+            ops.zeros((batch_size, 1), dtype=dtype),
+        ]
+
+    def step(self, states, training=None):
+        """One step; returns `(y_t, new_states, info)` with the gates in `info`."""
+        k = self._stack_state_count
+        stack_states = list(states[1 : 1 + k])
+        in_flat, in_strengths, in_pop, out_flat, out_strengths, out_written, penalty = states[1 + k :]
+        batch_size = ops.shape(in_strengths)[0]
+        in_values = ops.reshape(in_flat, (batch_size, ops.shape(in_strengths)[1], -1))
+        # Input buffer: dequeue with i_{t-1}, then read with strength 1.
+        in_strengths = memory_lib.pop(in_strengths, in_pop, "bottom")
+        x = memory_lib.read(in_values, memory_lib.read_weights(in_strengths, "bottom"))
+        heads, stack_states, info = self.stack_cell.step(x, stack_states, training=training)
+        y = heads[:, : self.output_size]
+        if self.output_activation is not None:
+            y = self.output_activation(y)
+        if self.buffered:
+            gates = ops.sigmoid(heads[:, self.output_size : self.output_size + 2])
+            in_pop, out_push = gates[:, :1], gates[:, 1:]
+        else:
+            in_pop = out_push = ops.ones_like(in_pop)
+        # Output buffer: enqueue y_t with strength o_t (never dequeued while running).
+        out_state = memory_lib.MemoryState(
+            ops.reshape(out_flat, (batch_size, -1, self.output_size)), out_strengths, out_written
+        )
+        out_state = memory_lib.push(out_state, y, out_push)
+        controls = [info["pop"], info["push"]] + ([in_pop, out_push] if self.buffered else [])
+        penalty = penalty + sum(ops.sum(binary_strength_penalty(c), axis=-1, keepdims=True) for c in controls)
+        new_states = [
+            y,
+            *stack_states,
+            in_flat,
+            in_strengths,
+            in_pop,
+            ops.reshape(out_state.values, (batch_size, -1)),
+            out_state.strengths,
+            out_state.written,
+            penalty,
+        ]
+        info = dict(info, input=x, input_pop=in_pop, output_push=out_push, input_strengths=in_strengths)
+        return y, new_states, info
+
+    def call(self, inputs, states, training=None):
+        y, new_states, _ = self.step(states, training=training)
+        return y, new_states
+
+
+@register_keras_serializable(package="keras_neural_memory")
+class BufferedStackRNN(keras.layers.Layer):
+    """A Neural Stack network with input and output buffers (Hao et al. 2018, §2.3).
+
+    The whole input sequence is placed in a read-only input buffer, a Neural
+    Queue with every item at strength 1. For `steps` computation steps
+    `t = 1..T` the network then
+
+    1. dequeues the input buffer with strength `i_{t-1}` (`i_0 = 0`) and
+       reads `x_t` from its front with strength 1;
+    2. runs the controller on `[x_t || r_{t-1}]`, which gives the output
+       `y_t`, the stack instructions `(v_t, u_t, d_t)`, the input-pop
+       strength `i_t = sigmoid(.)` and the output-push strength
+       `o_t = sigmoid(.)`, all from one linear projection of the
+       controller's output (a `StackCell` with two more output units);
+    3. pops, pushes and reads the stack (eqs. 1-3), giving `r_t`;
+    4. enqueues `y_t` to the write-only output buffer with strength `o_t`.
+
+    After the last step the output sequence is read off the output buffer:
+    output `k` (1-based) is the read, with strength 1, from the front of the
+    buffer after `k - 1` dequeues of strength 1, the same operations as the
+    input buffer's with `i_0 = 0`. All of this is
+    `keras_neural_memory.memory`'s queue and stack functions; `k - 1`
+    dequeues of 1 leave exactly the strengths of one dequeue of `k - 1`
+    (both remove the first `k - 1` units of strength), which is how all
+    outputs are read at once.
+
+    The controller can thus skip input (`i_t = 0`) or output (`o_t = 0`) at
+    a step: ε-transitions, with `steps` larger than the input length.
+
+    With `buffered=False`, `i_t = o_t = 1` and one step per input: that is
+    the unbuffered stack network of §2.1-2.2 (the same network as
+    `MemoryRNN(StackCell(...))`), computed through the same code, which
+    makes the strength regulariser available to it.
+
+    Padding: the items a mask marks as padding start the input buffer at
+    strength 0, and each sequence takes `steps_per_input` times its own
+    length in steps, so predictions do not depend on how a batch is padded.
+
+    Args:
+        controller: Any Keras RNN cell (`keras.layers.LSTMCell(10)`,
+            `GRUCell`, `StackedRNNCells`, a user's cell) or
+            `LinearController()` for Hao et al.'s linear controller.
+        output_size: Size of each output vector `y_t` (e.g. the vocabulary
+            size, as logits). Defaults to the controller's output size;
+            required for `LinearController`.
+        memory_width: Size of the stack vectors (2 in Hao et al., 6 for
+            XOR). Defaults to the controller's output size; required for
+            `LinearController`.
+        steps_per_input: Computation steps per input item when `num_steps`
+            is None (default 2: room for one ε-transition per item).
+        num_steps: A fixed number of computation steps for every input,
+            instead of `steps_per_input` times its length.
+        buffered: If False, `i_t = o_t = 1` and one step per input (see
+            above); `steps_per_input` must then be 1 and `num_steps` None.
+        buffer_bias_init: Initial bias of the `i_t` and `o_t` gates; +1.0
+            as in the reference code.
+        pop_bias_init: Initial bias of the stack's pop gate; -1.0.
+        push_bias_init: Initial bias of the stack's push gate; 0.0.
+        output_activation: Activation of `y_t`; None (linear, as Hao et al.).
+        value_activation: Activation of the pushed vectors `v_t`;
+            "sigmoid" (Hao et al.).
+        strength_regularization: Weight of the strength regulariser
+            (0.0: off). When positive the layer adds
+            `weight * mean(binary_strength_penalty(s))` to the model's
+            losses, the mean over the batch, the steps and the strengths
+            `u_t, d_t` (and `i_t, o_t` when buffered). The penalty is 1 at
+            strength 0.5 and near 0 at 0 and 1: it discourages the "half
+            push, half pop" use of the stack as unstructured memory.
+        kernel_initializer: Initializer of the projection from the
+            controller's output.
+        **kwargs: Base `keras.layers.Layer` arguments (`name`, `dtype`).
+
+    Call arguments:
+        inputs: `(batch, length, features)` the input sequence (e.g. one-hot
+            or embedded symbols).
+        mask: Optional `(batch, length)` boolean mask of the real items
+            (given automatically by `Embedding(mask_zero=True)`).
+        training: Passed on to the controller.
+        output_length: Number of outputs to read off the output buffer
+            (a Python int); defaults to the input length.
+
+    Returns:
+        `(batch, output_length, output_size)`, with no Keras mask (output
+        `k` is not tied to input `k`): weight the loss with `sample_weight`.
+
+    Example:
+
+    ```python
+    inputs = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(4, 3, mask_zero=True)(inputs)  # or one-hot
+    logits = BufferedStackRNN(LinearController(), output_size=4, memory_width=2)(x)
+    model = keras.Model(inputs, logits)
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    ```
+    """
+
+    def __init__(
+        self,
+        controller,
+        output_size=None,
+        memory_width=None,
+        steps_per_input=2,
+        num_steps=None,
+        buffered=True,
+        buffer_bias_init=1.0,
+        pop_bias_init=-1.0,
+        push_bias_init=0.0,
+        output_activation=None,
+        value_activation="sigmoid",
+        strength_regularization=0.0,
+        kernel_initializer="glorot_uniform",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        _check_positive_int("steps_per_input", steps_per_input)
+        _check_positive_int("num_steps", num_steps, allow_none=True)
+        if not isinstance(buffered, bool):
+            raise TypeError(f"`buffered` must be True or False; received buffered={buffered!r}.")
+        if not buffered and (steps_per_input != 1 or num_steps is not None):
+            raise ValueError(
+                "An unbuffered network (buffered=False) takes exactly one step per input: "
+                f"pass steps_per_input=1 and num_steps=None; received "
+                f"steps_per_input={steps_per_input!r}, num_steps={num_steps!r}."
+            )
+        for name, value in (
+            ("buffer_bias_init", buffer_bias_init),
+            ("pop_bias_init", pop_bias_init),
+            ("push_bias_init", push_bias_init),
+        ):
+            _check_real(name, value)
+        _check_real("strength_regularization", strength_regularization, minimum=0.0)
+        # The stack cell validates the controller, the sizes and the biases,
+        # and names the bad argument; its output carries y_t and, buffered,
+        # the logits of i_t and o_t (hence linear: activations are applied here).
+        probe = StackCell(controller, output_size=output_size, memory_width=memory_width)
+        self.output_size = probe.output_size
+        self.memory_width = probe.memory_width
+        self.steps_per_input = steps_per_input
+        self.num_steps = num_steps
+        self.buffered = buffered
+        self.buffer_bias_init = float(buffer_bias_init)
+        self.pop_bias_init = float(pop_bias_init)
+        self.push_bias_init = float(push_bias_init)
+        self.output_activation = keras.activations.get(output_activation)
+        self.value_activation = keras.activations.get(value_activation)
+        self.strength_regularization = float(strength_regularization)
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        stack_cell = StackCell(
+            controller,
+            output_size=self.output_size + (2 if buffered else 0),
+            memory_width=self.memory_width,
+            capacity=1,  # unused: the memory is sized from each input
+            pop_bias_init=pop_bias_init,
+            push_bias_init=push_bias_init,
+            output_activation=None,
+            value_activation=value_activation,
+            kernel_initializer=kernel_initializer,
+            name="stack_cell",
+            dtype=self.dtype_policy,
+        )
+        self.cell = _BufferedCell(
+            stack_cell,
+            self.output_size,
+            None if output_activation is None else self.output_activation,
+            buffered,
+            self.buffer_bias_init,
+            name="buffered_cell",
+            dtype=self.dtype_policy,
+        )
+        self.rnn = keras.layers.RNN(self.cell, return_state=True, name="rnn", dtype=self.dtype_policy)
+        self.supports_masking = True
+
+    @property
+    def controller(self):
+        return self.cell.stack_cell.controller
+
+    # ------------------------------------------------------------------ build
+
+    def build(self, input_shape):
+        if len(input_shape) != 3 or input_shape[-1] is None:
+            raise ValueError(
+                "`inputs` must have shape (batch, length, features) with a known number of "
+                f"features; received input_shape={tuple(input_shape)}."
+            )
+        if not self.cell.built:
+            self.cell.build((input_shape[0], input_shape[-1]))
+        self.built = True
+
+    def compute_mask(self, inputs, mask=None):
+        # Output k need not belong to input k (and `output_length` may differ
+        # from the input length), so no mask is passed on: weight the loss
+        # with `sample_weight` instead.
+        return None
+
+    # ------------------------------------------------------------------- call
+
+    def _run(self, inputs, mask=None, training=None):
+        """Runs every computation step; returns the final states and the step count."""
+        shape = ops.shape(inputs)
+        batch_size, length = shape[0], shape[1]
+        if mask is None:
+            input_strengths = ops.ones((batch_size, length), dtype=self.compute_dtype)
+            lengths = None
+        else:
+            input_strengths = ops.cast(mask, self.compute_dtype)
+            lengths = ops.sum(ops.cast(mask, "int32"), axis=1)
+        steps = self.num_steps if self.num_steps is not None else self.steps_per_input * length
+        states = self.cell.initial_state(inputs, input_strengths, steps)
+        step_mask = None
+        if lengths is not None and self.num_steps is None:
+            # Each sequence takes steps_per_input * its own length steps.
+            step_mask = ops.arange(steps)[None, :] < (self.steps_per_input * lengths)[:, None]
+        # The RNN loops over a dummy sequence, one entry per step; the buffers
+        # and the stack live in its state.
+        clock = ops.zeros((batch_size, steps, 1), dtype=self.compute_dtype)
+        _, *final = self.rnn(clock, initial_state=states, mask=step_mask, training=training)
+        if step_mask is None:
+            counted = ops.cast(steps, self.compute_dtype) * ops.ones((batch_size,), self.compute_dtype)
+        else:
+            counted = ops.cast(self.steps_per_input * lengths, self.compute_dtype)
+        return final, counted
+
+    def _read_off(self, final, output_length):
+        """Reads `output_length` outputs off the final output buffer (see the class docstring)."""
+        out_flat, out_strengths = final[-4], final[-3]
+        batch_size = ops.shape(out_strengths)[0]
+        values = ops.reshape(out_flat, (batch_size, -1, self.output_size))
+        dequeued = ops.arange(output_length, dtype=out_strengths.dtype)  # k - 1 for output k
+        strengths = memory_lib.pop(out_strengths[:, None, :], dequeued[None, :, None], "bottom")
+        weights = memory_lib.read_weights(strengths, "bottom")
+        return ops.einsum("bks,bsw->bkw", weights, values)
+
+    def call(self, inputs, mask=None, training=None, output_length=None):
+        if output_length is not None:
+            _check_positive_int("output_length", output_length)
+        final, counted = self._run(inputs, mask=mask, training=training)
+        if self.strength_regularization > 0:
+            gates = 4 if self.buffered else 2
+            per_sequence = final[-1][:, 0] / (ops.maximum(counted, 1.0) * gates)
+            self.add_loss(self.strength_regularization * ops.mean(per_sequence))
+        length = ops.shape(inputs)[1] if output_length is None else output_length
+        return self._read_off(final, length)
+
+    # ----------------------------------------------------------------- config
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "controller": keras.saving.serialize_keras_object(self.controller),
+                "output_size": self.output_size,
+                "memory_width": self.memory_width,
+                "steps_per_input": self.steps_per_input,
+                "num_steps": self.num_steps,
+                "buffered": self.buffered,
+                "buffer_bias_init": self.buffer_bias_init,
+                "pop_bias_init": self.pop_bias_init,
+                "push_bias_init": self.push_bias_init,
+                "output_activation": keras.activations.serialize(self.output_activation),
+                "value_activation": keras.activations.serialize(self.value_activation),
+                "strength_regularization": self.strength_regularization,
+                "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+            }
+        )
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config["controller"] = keras.saving.deserialize_keras_object(config["controller"], custom_objects=custom_objects)
+        return cls(**config)
