@@ -245,6 +245,7 @@ def cmd_evaluate(args):
     import keras_neural_memory  # noqa: F401  (registers the layers)
 
     model = keras.saving.load_model(model_path)
+    check_vocabulary(model, setup, args.scale)
     compile_model(model, 1e-3, args.jit_compile)
     split = "test" if args.lengths else args.split
     summary = measure(model, setup, split, args.examples, args.seed, 50)
@@ -265,6 +266,20 @@ def cmd_evaluate(args):
         with open(args.output, "w") as f:
             json.dump(report, f, indent=2)
     return 0
+
+
+def check_vocabulary(model, setup, scale):
+    """The saved model must read the ids of `setup`: same task and scale."""
+    embeddings = [layer for layer in model.layers if layer.__class__.__name__ == "Embedding"]
+    if setup.layout == "joint":
+        expected = 3 + setup.source_vocab_size + setup.target_vocab_size
+    else:
+        expected = 1 + setup.source_vocab_size
+    if embeddings and embeddings[0].input_dim != expected:
+        raise CliError(
+            f"the model reads {embeddings[0].input_dim} input ids, but task {setup.name} at --scale {scale} "
+            f"has {expected}; pass the --task and --scale the model was trained with"
+        )
 
 
 def plot_sweep(sweep, setup, path, label):

@@ -55,6 +55,15 @@ def test_evaluate_sweeps_lengths_and_plots(trained, tmp_path):
     assert plot.stat().st_size > 1000
 
 
+def test_evaluate_rejects_a_model_of_another_scale(trained, capsys):
+    from keras_neural_memory import cli
+
+    out, _ = trained
+    status = cli.main(["evaluate", "--model", str(out / "model.keras"), "--task", "sequence_reversal", "--scale", "default"])
+    assert status == 2
+    assert "pass the --task and --scale the model was trained with" in capsys.readouterr().err
+
+
 def test_killed_training_resumes_from_its_backup(tmp_path):
     """SIGKILL a run in its second epoch; the same command continues, it does not restart."""
     args = ["train", "--task", "sequence_copy", "--memory", "stack", "--scale", "quick", "--epochs", "3",
