@@ -86,6 +86,8 @@ def plot_convergence(runs, path):
 
 
 def cmd_reproduce(args):
+    import keras
+
     from keras_neural_memory import cli
 
     plan = PLANS[args.scale]
@@ -120,6 +122,7 @@ def cmd_reproduce(args):
                 jit_compile=args.jit_compile,
                 verbose=0,
             )
+            keras.backend.clear_session()  # free the previous run's graphs and compilations
             run = cli.train_run(run_args)
             run["plan_model"] = model
             runs.append(run)
