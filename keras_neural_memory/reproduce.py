@@ -12,7 +12,6 @@ path and writes, to `--output-dir`:
 
 import argparse
 import json
-import pathlib
 import time
 
 TASKS = ("sequence_copy", "sequence_reversal", "bigram_flip", "itg_svo_sov", "itg_gender_conjugation")

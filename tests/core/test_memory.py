@@ -253,23 +253,6 @@ def _autodiff_grads(f, args):
     return [g.numpy() for g in tape.gradient(y, tensors)]
 
 
-@pytest.fixture
-def float64():
-    """JAX computes in float32 unless x64 is enabled; finite differences need float64."""
-    import keras
-
-    if keras.backend.backend() != "jax":
-        yield
-        return
-    import jax
-
-    jax.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", False)
-
-
 @pytest.mark.parametrize("kind", [memory.NeuralStack, memory.NeuralQueue, memory.NeuralDeque])
 def test_gradients_match_finite_differences(kind, float64):
     # float64, and controls kept away from the kinks of max/min, where the
