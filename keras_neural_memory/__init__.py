@@ -13,7 +13,7 @@ layer = keras.layers.RNN(StackCell(keras.layers.LSTMCell(256)), return_sequences
 ```
 """
 
-from keras_neural_memory import memory
+from keras_neural_memory import memory, viz
 from keras_neural_memory.buffered_stack_rnn import BufferedStackRNN
 from keras_neural_memory.deque_cell import DequeCell
 from keras_neural_memory.linear_controller import LinearController
@@ -23,20 +23,25 @@ from keras_neural_memory.metrics import CoarseAccuracy, FineAccuracy, MaskedAccu
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
 from keras_neural_memory.trace import trace_memory
+from keras_neural_memory.viz import plot_convergence, plot_length_generalisation, plot_memory_trace
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BufferedStackRNN",
     "CoarseAccuracy",
-    "FineAccuracy",
-    "MaskedAccuracy",
     "DequeCell",
+    "FineAccuracy",
     "LinearController",
+    "MaskedAccuracy",
     "MemoryCell",
     "MemoryRNN",
     "QueueCell",
     "StackCell",
     "memory",
+    "plot_convergence",
+    "plot_length_generalisation",
+    "plot_memory_trace",
     "trace_memory",
+    "viz",
 ]

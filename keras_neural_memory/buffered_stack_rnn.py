@@ -351,8 +351,14 @@ class BufferedStackRNN(keras.layers.Layer):
 
     # ------------------------------------------------------------------- call
 
-    def _run(self, inputs, mask=None, training=None):
-        """Runs every computation step; returns the final states and the step count."""
+    def _start(self, inputs, mask=None):
+        """What the steps start from: `(states, steps, step_mask, counted)`.
+
+        `states` is the cell's initial state, `steps` the number of
+        computation steps, `step_mask` the `(batch, steps)` mask of the
+        steps each sequence takes (None: all of them) and `counted` each
+        sequence's step count. `_run` and `trace_memory` both start here.
+        """
         shape = ops.shape(inputs)
         batch_size, length = shape[0], shape[1]
         if mask is None:
@@ -367,14 +373,19 @@ class BufferedStackRNN(keras.layers.Layer):
         if lengths is not None and self.num_steps is None:
             # Each sequence takes steps_per_input * its own length steps.
             step_mask = ops.arange(steps)[None, :] < (self.steps_per_input * lengths)[:, None]
-        # The RNN loops over a dummy sequence, one entry per step; the buffers
-        # and the stack live in its state.
-        clock = ops.zeros((batch_size, steps, 1), dtype=self.compute_dtype)
-        _, *final = self.rnn(clock, initial_state=states, mask=step_mask, training=training)
         if step_mask is None:
             counted = ops.cast(steps, self.compute_dtype) * ops.ones((batch_size,), self.compute_dtype)
         else:
             counted = ops.cast(self.steps_per_input * lengths, self.compute_dtype)
+        return states, steps, step_mask, counted
+
+    def _run(self, inputs, mask=None, training=None):
+        """Runs every computation step; returns the final states and the step count."""
+        states, steps, step_mask, counted = self._start(inputs, mask)
+        # The RNN loops over a dummy sequence, one entry per step; the buffers
+        # and the stack live in its state.
+        clock = ops.zeros((ops.shape(inputs)[0], steps, 1), dtype=self.compute_dtype)
+        _, *final = self.rnn(clock, initial_state=states, mask=step_mask, training=training)
         return final, counted
 
     def _read_off(self, final, output_length):

@@ -62,26 +62,28 @@ def markdown_table(runs):
 
 
 def plot_convergence(runs, path):
-    """Training coarse accuracy against batches (the paper's Figure 2b)."""
-    import matplotlib
+    """Training coarse accuracy against batches (the paper's Figure 2b), one panel per task."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from keras_neural_memory import viz
 
     tasks = list(dict.fromkeys(run["task"] for run in runs))
-    figure, axes = plt.subplots(1, len(tasks), figsize=(3.2 * len(tasks), 3), sharey=True, squeeze=False)
-    for axis, task in zip(axes[0], tasks):
-        for run in (r for r in runs if r["task"] == task):
-            coarse = run["history"]["coarse_accuracy"]
-            batches = [run["steps_per_epoch"] * (i + 1) for i in range(len(coarse))]
-            style = "--" if run["plan_model"].startswith("lstm") else "-"
-            axis.plot(batches, coarse, style, marker=".", label=run["plan_model"])
-        axis.set(title=task, xlabel="batches", ylim=(-0.02, 1.02))
-    axes[0][0].set_ylabel("training coarse accuracy")
-    axes[0][-1].legend(fontsize="small")
-    figure.tight_layout()
+    figure = Figure(figsize=(3.2 * len(tasks), 3), layout="constrained")
+    axes = figure.subplots(1, len(tasks), sharey=True, squeeze=False)[0]
+    for axis, task in zip(axes, tasks):
+        task_runs = [r for r in runs if r["task"] == task]
+        viz.plot_convergence(
+            {r["plan_model"]: r["history"] for r in task_runs},
+            metric="coarse_accuracy",
+            steps_per_epoch={r["plan_model"]: r["steps_per_epoch"] for r in task_runs},
+            title=task,
+            axis=axis,
+        )
+        axis.set_ylabel("")
+        if axis is not axes[-1]:
+            axis.get_legend().remove()
+    axes[0].set_ylabel("training coarse accuracy")
     figure.savefig(path, dpi=110)
-    plt.close(figure)
 
 
 def cmd_reproduce(args):
