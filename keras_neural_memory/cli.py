@@ -145,6 +145,7 @@ def compile_model(model, learning_rate, jit_compile):
 def measure(model, setup, split, count, seed, batch_size):
     """Coarse, fine and masked accuracy on `count` fresh examples."""
     steps = -(-count // batch_size)  # the stream's length is unknown to Keras
+    count = steps * batch_size  # whole batches only: a data-parallel batch must split evenly
     values = model.evaluate(examples(setup, split, count, seed, batch_size), steps=steps, verbose=0, return_dict=True)
     return {key: float(values[f"{key}_accuracy"]) for key in ("coarse", "fine", "masked")}
 
@@ -160,8 +161,12 @@ def writable_dir(path):
     return path
 
 
-def distribution_scope():
-    """`MirroredStrategy` over all devices when TensorFlow sees more than one.
+def distribution_scope(batch_size):
+    """Data parallelism over all devices when the backend sees more than one.
+
+    TensorFlow: `tf.distribute.MirroredStrategy`. JAX: the Keras 3
+    distribution API, `keras.distribution.DataParallel`, which shards each
+    batch over the devices (so the batch size must divide evenly).
 
     Returns:
         `(scope, replicas, on_gpus)`.
@@ -170,7 +175,18 @@ def distribution_scope():
 
     import keras
 
-    if keras.backend.backend() != "tensorflow":
+    backend = keras.backend.backend()
+    if backend == "jax":
+        devices = keras.distribution.list_devices()
+        on_gpus = any(device.startswith(("gpu", "cuda")) for device in devices)
+        if len(devices) < 2:
+            return contextlib.nullcontext(), 1, on_gpus
+        if batch_size % len(devices):
+            raise CliError(f"--batch-size {batch_size} does not split over {len(devices)} devices; "
+                           f"pass a multiple of {len(devices)}")
+        distribution = keras.distribution.DataParallel(devices=devices)
+        return distribution.scope(), len(devices), on_gpus
+    if backend != "tensorflow":
         return contextlib.nullcontext(), 1, False
     import tensorflow as tf
 
@@ -194,45 +210,48 @@ def train_run(args):
     steps = args.steps_per_epoch or spec["steps"]
     output = writable_dir(args.output_dir or f"runs/{args.task}-{args.memory}-{args.scale}")
     keras.utils.set_random_seed(args.seed)
-    scope, replicas, on_gpus = distribution_scope()
-    if replicas > 1 and not on_gpus and args.jit_compile:
+    scope, replicas, on_gpus = distribution_scope(args.batch_size)
+    if replicas > 1 and not on_gpus and args.jit_compile and keras.backend.backend() == "tensorflow":
         # XLA cannot reach variables mirrored on other logical CPU devices.
         print("note: XLA is off for MirroredStrategy over several CPU devices", flush=True)
         args.jit_compile = False
+    # The JAX distribution must stay current through fit and evaluate too.
     with scope:
         model = build_model(setup, args)
         compile_model(model, args.learning_rate, args.jit_compile)
-    print(f"{model.name}: {model.count_params():,} parameters; task {args.task} ({setup.layout} layout), "
-          f"train lengths {setup.settings.train.min_length}-{setup.settings.train.max_length}, "
-          f"test lengths {setup.settings.test.min_length}-{setup.settings.test.max_length}; "
-          f"{replicas} replica(s)", flush=True)
-    train = examples(setup, "train", None, args.seed, args.batch_size)
-    callbacks = [
-        keras.callbacks.BackupAndRestore(str(output / "backup")),
-        keras.callbacks.TensorBoard(str(output / "logs")),
-        keras.callbacks.TerminateOnNaN(),
-    ]
-    start = time.perf_counter()
-    history = model.fit(train, epochs=epochs, steps_per_epoch=steps, callbacks=callbacks, verbose=args.verbose)
-    seconds = time.perf_counter() - start
-    model.save(output / "model.keras")
-    results = {
-        "task": args.task,
-        "memory": args.memory,
-        "model": model.name,
-        "parameters": model.count_params(),
-        "scale": args.scale,
-        "seed": args.seed,
-        "learning_rate": args.learning_rate,
-        "batches": epochs * steps,
-        "steps_per_epoch": steps,
-        "train_seconds": round(seconds, 1),
-        "train_lengths": [setup.settings.train.min_length, setup.settings.train.max_length],
-        "test_lengths": [setup.settings.test.min_length, setup.settings.test.max_length],
-        "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
-    }
-    for split in ("train", "test"):
-        results[f"{split}_accuracy"] = measure(model, setup, split, args.eval_examples, args.seed + 1000, 50)
+        print(f"{model.name}: {model.count_params():,} parameters; task {args.task} ({setup.layout} layout), "
+              f"train lengths {setup.settings.train.min_length}-{setup.settings.train.max_length}, "
+              f"test lengths {setup.settings.test.min_length}-{setup.settings.test.max_length}; "
+              f"{replicas} replica(s)", flush=True)
+        train = examples(setup, "train", None, args.seed, args.batch_size)
+        callbacks = [
+            keras.callbacks.BackupAndRestore(str(output / "backup")),
+            keras.callbacks.TensorBoard(str(output / "logs")),
+            keras.callbacks.TerminateOnNaN(),
+        ]
+        start = time.perf_counter()
+        history = model.fit(train, epochs=epochs, steps_per_epoch=steps, callbacks=callbacks, verbose=args.verbose)
+        seconds = time.perf_counter() - start
+        model.save(output / "model.keras")
+        results = {
+            "task": args.task,
+            "memory": args.memory,
+            "model": model.name,
+            "parameters": model.count_params(),
+            "scale": args.scale,
+            "seed": args.seed,
+            "learning_rate": args.learning_rate,
+            "batches": epochs * steps,
+            "steps_per_epoch": steps,
+            "train_seconds": round(seconds, 1),
+            "train_lengths": [setup.settings.train.min_length, setup.settings.train.max_length],
+            "test_lengths": [setup.settings.test.min_length, setup.settings.test.max_length],
+            "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
+        }
+        # A multiple of the batch size, so every evaluation batch splits over the replicas.
+        eval_batch = args.batch_size * max(1, 50 // args.batch_size)
+        for split in ("train", "test"):
+            results[f"{split}_accuracy"] = measure(model, setup, split, args.eval_examples, args.seed + 1000, eval_batch)
     with open(output / "results.json", "w") as f:
         json.dump(results, f, indent=2)
     results["output_dir"] = str(output)
@@ -300,22 +319,16 @@ def check_vocabulary(model, setup, scale):
 
 def plot_sweep(sweep, setup, path, label):
     """Coarse and fine accuracy against length, training range shaded."""
-    import matplotlib
+    from keras_neural_memory import viz
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axis = plt.subplots(figsize=(6, 3.5))
-    lengths = [row["length"] for row in sweep]
-    axis.plot(lengths, [row["coarse"] for row in sweep], marker="o", label=f"{label} coarse")
-    axis.plot(lengths, [row["fine"] for row in sweep], marker=".", linestyle="--", label=f"{label} fine")
     train = setup.settings.train
-    axis.axvspan(train.min_length, train.max_length, color="0.9", label="training lengths")
-    axis.set(xlabel="source length", ylabel="accuracy", ylim=(-0.02, 1.02), title=setup.name)
-    axis.legend(fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    viz.plot_length_generalisation(
+        {label: sweep},
+        train_range=(train.min_length, train.max_length),
+        metric=("coarse", "fine"),
+        save_to=path,
+        title=setup.name,
+    )
 
 
 def parser():

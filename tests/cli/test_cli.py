@@ -135,6 +135,28 @@ sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "stack", 
     assert (tmp_path / "results.json").is_file()
 
 
+def test_train_shards_batches_over_two_jax_devices(tmp_path):
+    script = f"""
+import sys
+from keras_neural_memory import cli
+sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "queue", "--scale", "quick",
+                   "--epochs", "1", "--steps-per-epoch", "4", "--eval-examples", "10", "--verbose", "0",
+                   "--output-dir", {str(tmp_path)!r}]))
+"""
+    env = {**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
+           "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "2 replica(s)" in result.stdout
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert 0.0 <= results["test_accuracy"]["fine"] <= 1.0
+
+    odd = subprocess.run([sys.executable, "-c", script.replace('"--verbose"', '"--batch-size", "3", "--verbose"')],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert odd.returncode == 2
+    assert "--batch-size 3 does not split over 2 devices" in odd.stderr
+
+
 def test_reproduce_writes_table_beside_the_paper_and_convergence_plot(tmp_path):
     from keras_neural_memory import cli
 
