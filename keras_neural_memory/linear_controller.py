@@ -18,7 +18,11 @@ class LinearController(keras.layers.Layer):
     inferred from a controller with no units.
 
     It follows the RNN-cell protocol (`state_size == []`), so it is meant to
-    be wrapped by `StackCell`, `QueueCell` or `DequeCell`, not run alone.
+    be wrapped by `StackCell`, `QueueCell` or `DequeCell` (or passed to
+    `BufferedStackRNN`), not run alone.
+
+    Args:
+        **kwargs: Base `keras.layers.Layer` arguments (`name`, `dtype`).
 
     Call arguments:
         inputs: `(batch, features)`.

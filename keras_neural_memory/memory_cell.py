@@ -68,6 +68,36 @@ class MemoryCell(keras.layers.Layer):
     state), the controller's states, the previous reads, then the memory's
     values (flattened to `slots * memory_width`), strengths and the
     `written` step mask.
+
+    Args:
+        controller: Any Keras RNN cell (a `keras.layers.Layer` with a
+            `state_size`), e.g. `keras.layers.LSTMCell(256)`; not an RNN
+            layer, and without dropout (both raise at construction).
+        output_size: Size of the cell's output `o_t`. Defaults to the
+            controller's output size.
+        memory_width: Size of each memory vector. Defaults to the
+            controller's output size.
+        capacity: Steps the memory can hold when run by a plain
+            `keras.layers.RNN` (default 256); `MemoryRNN` ignores it.
+        pop_bias_init: Initial bias of the pop gate(s) (Appendix B); -1.0.
+        push_bias_init: Initial bias of the push gate(s); 0.0.
+        output_activation: Activation of `o_t`; "tanh".
+        value_activation: Activation of the pushed values; "tanh".
+        trainable_initial_state: Learn the controller's initial state
+            (the paper's `h_0`) instead of starting from zeros.
+        kernel_initializer: Initializer of the fused projection of `o'_t`.
+        kernel_regularizer: Regularizer of that projection.
+        **kwargs: Base `keras.layers.Layer` arguments (`name`, `dtype`).
+
+    Example:
+
+    ```python
+    cell = StackCell(keras.layers.LSTMCell(32), memory_width=8)
+    isinstance(cell, MemoryCell)  # True, as for QueueCell and DequeCell
+    cell.state_size_for(100)
+    # [32, 32, 32, 8, 800, 100, 100]: o_{t-1}, the LSTM's h and c, r_{t-1},
+    # V (100 slots * 8), s (100 slots), `written` (100 steps)
+    ```
     """
 
     memory_class = None

@@ -1,0 +1,170 @@
+"""The documentation stays true to the code.
+
+* `docs/api.md` is what `docs/make_api_reference.py` generates now;
+* every public class and function of `keras_neural_memory` documents its
+  arguments (`Args:`) and shows an `Example:`;
+* relative links in README.md and docs/*.md point to files (and headings)
+  that exist;
+* the code in docs/how_it_works.md and the README example runs;
+* CITATION.cff is valid YAML and carries the package's version.
+"""
+
+import difflib
+import importlib.util
+import inspect
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import keras_neural_memory
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("make_api_reference", DOCS / "make_api_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ------------------------------------------------------------ API reference
+
+
+def test_api_reference_is_up_to_date():
+    expected = _load_generator().build_reference()
+    committed = (DOCS / "api.md").read_text(encoding="utf-8") if (DOCS / "api.md").exists() else ""
+    if committed != expected:
+        diff = difflib.unified_diff(
+            committed.splitlines(), expected.splitlines(), "docs/api.md (committed)", "docs/api.md (generated)", lineterm=""
+        )
+        shown = "\n".join(list(diff)[:60])
+        pytest.fail(f"docs/api.md is stale: run `python docs/make_api_reference.py`.\n{shown}")
+
+
+def _public_classes_and_functions():
+    return [
+        name
+        for name in keras_neural_memory.__all__
+        if inspect.isclass(getattr(keras_neural_memory, name)) or inspect.isfunction(getattr(keras_neural_memory, name))
+    ]
+
+
+def _takes_arguments(obj):
+    try:
+        parameters = inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        return True
+    return any(name not in ("self", "cls") for name in parameters)
+
+
+@pytest.mark.parametrize("name", _public_classes_and_functions())
+def test_public_docstring_has_args_and_example(name):
+    obj = getattr(keras_neural_memory, name)
+    doc = inspect.cleandoc(obj.__doc__ or "")  # its own docstring, not an inherited one
+    assert doc, f"keras_neural_memory.{name} has no docstring"
+    assert "Example:" in doc, f"the docstring of keras_neural_memory.{name} has no `Example:` section"
+    if _takes_arguments(obj):
+        assert "Args:" in doc, f"the docstring of keras_neural_memory.{name} has no `Args:` section"
+
+
+def test_the_generator_documents_every_public_name():
+    text = (DOCS / "api.md").read_text(encoding="utf-8")
+    for name in keras_neural_memory.__all__:
+        assert f"### `{name}`" in text, f"docs/api.md has no entry for keras_neural_memory.{name}"
+
+
+# -------------------------------------------------------------------- links
+
+LINK_RE = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+FENCE_RE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+INLINE_CODE_RE = re.compile(r"`[^`\n]*`")
+
+
+def _markdown_files():
+    return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+def _without_code(text):
+    return INLINE_CODE_RE.sub("", FENCE_RE.sub("", text))
+
+
+def _anchors(path):
+    """GitHub's heading anchors of a markdown file."""
+    slug = _load_generator()._slug
+    headings = re.findall(r"^#{1,6}\s+(.*?)\s*$", FENCE_RE.sub("", path.read_text(encoding="utf-8")), re.M)
+    return {slug(heading) for heading in headings}
+
+
+@pytest.mark.parametrize("path", _markdown_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_point_to_existing_files(path):
+    broken = []
+    for target in LINK_RE.findall(_without_code(path.read_text(encoding="utf-8"))):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):  # http:, https:, mailto: ...
+            continue
+        file_part, _, anchor = target.partition("#")
+        linked = path if not file_part else (path.parent / file_part).resolve()
+        if not linked.exists():
+            broken.append(f"{target} (no file {linked})")
+        elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
+            broken.append(f"{target} (no heading #{anchor} in {linked.name})")
+    assert not broken, f"broken links in {path.relative_to(ROOT)}: {broken}"
+
+
+# ---------------------------------------------------------- runnable code
+
+
+def _python_blocks(path):
+    return re.findall(r"^```python\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
+
+
+def test_how_it_works_examples_run():
+    namespace = {}
+    for block in _python_blocks(DOCS / "how_it_works.md"):
+        exec(compile(block, str(DOCS / "how_it_works.md"), "exec"), namespace)
+    # The overflow example: the 5th step is the first past capacity 4.
+    np.testing.assert_array_equal(namespace["nan_steps"], [False] * 5 + [True] * 2)
+    # The custom controller example.
+    assert tuple(namespace["outputs"].shape) == (2, 50, 32)
+    assert "keras.layers.Dropout" in namespace["message"]
+
+
+def test_readme_example_runs():
+    block = _python_blocks(ROOT / "README.md")[0]
+    namespace = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["model"].output_shape == (None, None, 130)
+
+
+def test_readme_keeps_the_commands_ci_runs_first():
+    # .ci/run takes the second ```bash block of README.md as the test command.
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    fences = re.findall(r"^```(\w*)$", text, re.M)
+    openings = fences[::2]
+    assert openings[:2] == ["bash", "bash"], "the first two code blocks of README.md must be the bash commands"
+    blocks = re.findall(r"^```bash\n(.*?)^```", text, re.S | re.M)
+    assert "neural-memory train" in blocks[0]
+    assert "pytest tests" in blocks[1]
+
+
+# ---------------------------------------------------------------- citation
+
+
+def test_citation_file_names_the_package_version_and_both_papers():
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert re.search(rf"^version: {re.escape(keras_neural_memory.__version__)}$", text, re.M)
+    yaml = pytest.importorskip("yaml")
+    cff = yaml.safe_load(text)
+    assert cff["cff-version"] == "1.2.0"
+    assert cff["title"] == "keras-neural-memory"
+    assert str(cff["version"]) == keras_neural_memory.__version__
+    titles = {reference["title"]: reference for reference in cff["references"]}
+    grefenstette = titles["Learning to Transduce with Unbounded Memory"]
+    hao = titles["Context-Free Transductions with Neural Stacks"]
+    assert [a["family-names"] for a in grefenstette["authors"]] == ["Grefenstette", "Hermann", "Suleyman", "Blunsom"]
+    assert [a["family-names"] for a in hao["authors"]] == [
+        "Hao", "Merrill", "Angluin", "Frank", "Amsel", "Benz", "Mendelsohn",
+    ]
