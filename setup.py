@@ -33,7 +33,7 @@ setup(
     ],
     entry_points={"console_scripts": ["neural-memory=keras_neural_memory.cli:main"]},
     extras_require={
-        "test": ["pytest>=7", "hypothesis>=6", "dill", "jax[cpu]>=0.4.30"],
+        "test": ["pytest>=7", "hypothesis>=6", "dill", "jax[cpu]>=0.4.30", "nbmake>=1.5", "ipykernel"],
         "jax": ["jax>=0.4.30"],
     },
     classifiers=[

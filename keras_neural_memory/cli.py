@@ -228,9 +228,11 @@ def train_run(args):
             keras.callbacks.BackupAndRestore(str(output / "backup")),
             keras.callbacks.TensorBoard(str(output / "logs")),
             keras.callbacks.TerminateOnNaN(),
+            # Appends across resumes, so results.json holds every epoch, not only this process's.
+            keras.callbacks.CSVLogger(str(output / "history.csv"), append=True),
         ]
         start = time.perf_counter()
-        history = model.fit(train, epochs=epochs, steps_per_epoch=steps, callbacks=callbacks, verbose=args.verbose)
+        model.fit(train, epochs=epochs, steps_per_epoch=steps, callbacks=callbacks, verbose=args.verbose)
         seconds = time.perf_counter() - start
         model.save(output / "model.keras")
         results = {
@@ -246,7 +248,7 @@ def train_run(args):
             "train_seconds": round(seconds, 1),
             "train_lengths": [setup.settings.train.min_length, setup.settings.train.max_length],
             "test_lengths": [setup.settings.test.min_length, setup.settings.test.max_length],
-            "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
+            "history": read_history(output / "history.csv"),
         }
         # A multiple of the batch size, so every evaluation batch splits over the replicas.
         eval_batch = args.batch_size * max(1, 50 // args.batch_size)
@@ -256,6 +258,22 @@ def train_run(args):
         json.dump(results, f, indent=2)
     results["output_dir"] = str(output)
     return results
+
+
+def read_history(path):
+    """Every epoch's logs from the CSVLogger file, the last row of each epoch winning.
+
+    A run killed between its backup and its CSV row re-runs that epoch, so
+    an epoch can appear twice.
+    """
+    import csv
+
+    with open(path, newline="") as f:
+        rows = {int(row.pop("epoch")): row for row in csv.DictReader(f)}
+    epochs = sorted(rows)
+    # CSVLogger writes "NA" for a metric an epoch did not log (val_* without validation data).
+    keys = [key for key in (rows[epochs[0]] if epochs else ()) if all(rows[e][key] != "NA" for e in epochs)]
+    return {key: [float(rows[epoch][key]) for epoch in epochs] for key in keys}
 
 
 def cmd_train(args):
