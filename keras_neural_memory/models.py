@@ -263,7 +263,9 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
         ]
 
         def step(token, states):
-            x = embedding(np.array([token], "int32"))
+            # A direct lookup: calling the layer would attach its (all-True)
+            # mask, and each cell would warn that it ignores masks.
+            x = ops.cast(ops.take(embedding.embeddings, np.array([token], "int32"), axis=0), embedding.compute_dtype)
             new_states = []
             for layer, state in zip(rnn_layers, states):
                 x, state = layer.cell(x, state)

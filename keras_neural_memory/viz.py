@@ -11,8 +11,9 @@
 
 Every function returns a `matplotlib.figure.Figure` made without pyplot,
 so it works under any backend (Agg included), never opens a window and
-needs no `plt.close`; `save_to=` also writes it as a PNG. In a notebook the
-returned figure displays itself.
+needs no `plt.close`; `save_to=` also writes it as a PNG. In Jupyter, run
+`%matplotlib inline` once (or `display(figure)`) to show the returned
+figure as an image.
 """
 
 import os
