@@ -226,6 +226,72 @@ class _NeuralMemory:
                 f"received shape {tuple(value.shape)}."
             )
 
+    # The ends each step pops from, in order, and reads from (one read per
+    # end). Subclasses set them; `update` is the whole step for all three.
+    pop_ends = ()
+    read_ends = ()
+
+    def write_slots(self, step_slot):
+        """`(batch, slots, ends)` one-hot columns of the slots written at a step.
+
+        Args:
+            step_slot: `(batch, capacity)` one-hot of the step being taken
+                (all zeros: nothing is written).
+        """
+        return step_slot[:, :, None]
+
+    def update_strengths(self, strengths, pops, pushes, slots):
+        """The strength half of a step: pop each end, push, then read weights.
+
+        Everything here is `O(batch * slots)`; the values never enter, which
+        is what lets `keras_neural_memory.MemoryRNN` differentiate a whole
+        sequence without storing the value matrix at every step.
+
+        Args:
+            strengths: `(batch, slots)` strengths before the step.
+            pops: `(batch, ends)` pop strengths `u_t`, in `pop_ends` order.
+            pushes: `(batch, ends)` push strengths `d_t`.
+            slots: `(batch, slots, ends)` from `write_slots`.
+
+        Returns:
+            `(new_strengths, weights)`, weights `(batch, ends, slots)` in
+            `read_ends` order.
+        """
+        for index, end in enumerate(self.pop_ends):
+            strengths = pop(strengths, pops[:, index : index + 1], end)
+        strengths = strengths + ops.einsum("bse,be->bs", slots, pushes)
+        weights = ops.stack([read_weights(strengths, end) for end in self.read_ends], axis=1)
+        return strengths, weights
+
+    def update(self, state, values, pops, pushes):
+        """One whole step: pop, push, read (eqs. 1-3, 1/4/5 or 6-11).
+
+        Args:
+            state: A `MemoryState`.
+            values: `(batch, ends, width)` the values `v_t` to push.
+            pops: `(batch, ends)` pop strengths `u_t` in [0, 1].
+            pushes: `(batch, ends)` push strengths `d_t` in [0, 1].
+
+        Returns:
+            `(new_state, reads)` with `reads` of shape `(batch, ends, width)`,
+            NaN once a step found the memory full.
+        """
+        step_slot = _next_slot(state.written)
+        slots = self.write_slots(step_slot)
+        strengths, weights = self.update_strengths(state.strengths, pops, pushes, slots)
+        new_values = state.values + ops.einsum("bse,bew->bsw", slots, values)
+        reads = ops.einsum("bes,bsw->bew", weights, new_values)
+        new_state = MemoryState(new_values, strengths, state.written + step_slot)
+        return new_state, _poison_on_overflow(reads, state.written[:, None])
+
+    def slot_indices(self, count, capacity):
+        """`(batch, ends)` slot written by each end after `count` steps.
+
+        The same slots as `write_slots`, as int indices; meaningful only
+        for `count < capacity` (callers mask the rest).
+        """
+        return count[:, None]
+
     def get_config(self):
         return {"width": self.width, "capacity": self.capacity}
 
@@ -242,6 +308,12 @@ class _SingleEndedMemory(_NeuralMemory):
 
     end = None
 
+    @property
+    def pop_ends(self):
+        return (self.end,)
+
+    read_ends = pop_ends
+
     def step(self, state, value, pop_strength, push_strength):
         """One step: pop, then push, then read (eqs. 1-3 or 1, 4, 5).
 
@@ -255,20 +327,12 @@ class _SingleEndedMemory(_NeuralMemory):
             `(new_state, read)` with `read` of shape `(batch, width)`.
         """
         self._check_value(value)
-        popped = state._replace(strengths=pop(state.strengths, pop_strength, self.end))
-        new_state = push(popped, value, push_strength)
-        read_vector = read(new_state.values, read_weights(new_state.strengths, self.end))
-        return new_state, _poison_on_overflow(read_vector, state.written)
+        new_state, reads = self.update(state, value[:, None, :], pop_strength, push_strength)
+        return new_state, reads[:, 0]
 
     def read_weights(self, state):
         """`(batch, slots)` weights of the read that `step` returned."""
         return read_weights(state.strengths, self.end)
-
-    def update(self, state, controls):
-        """`step` with one `(value, pop, push)` per end; returns a tuple of reads."""
-        (control,) = controls
-        state, read_vector = self.step(state, *control)
-        return state, (read_vector,)
 
 
 @register_keras_serializable(package="keras_neural_memory")
@@ -347,6 +411,8 @@ class NeuralDeque(_NeuralMemory):
     """
 
     slots_per_step = 2
+    pop_ends = ("top", "bottom")  # eq. 7, then eq. 8
+    read_ends = ("top", "bottom")
 
     def step(self, state, top, bottom):
         """One step of the DeQue.
@@ -360,34 +426,26 @@ class NeuralDeque(_NeuralMemory):
         Returns:
             `(new_state, (read_top, read_bottom))`, each read `(batch, width)`.
         """
-        value_top, pop_top, push_top = top
-        value_bottom, pop_bottom, push_bottom = bottom
+        (value_top, pop_top, push_top), (value_bottom, pop_bottom, push_bottom) = top, bottom
         self._check_value(value_top)
         self._check_value(value_bottom)
-        strengths = pop(state.strengths, pop_top, "top")  # eq. 7
-        strengths = pop(strengths, pop_bottom, "bottom")  # eq. 8
-        step_slot = _next_slot(state.written)
-        # Centred layout: the bottom grows downwards from the middle.
+        new_state, reads = self.update(
+            state,
+            ops.stack([value_top, value_bottom], axis=1),
+            ops.concatenate([pop_top, pop_bottom], axis=-1),
+            ops.concatenate([push_top, push_bottom], axis=-1),
+        )
+        return new_state, (reads[:, 0], reads[:, 1])
+
+    def write_slots(self, step_slot):
+        """Centred layout: the top grows up from the middle, the bottom down."""
         no_slots = ops.zeros_like(step_slot)
         top_slot = ops.concatenate([no_slots, step_slot], axis=-1)
         bottom_slot = ops.concatenate([ops.flip(step_slot, axis=-1), no_slots], axis=-1)
-        values, strengths = _write(
-            state.values,
-            strengths,
-            ops.stack([top_slot, bottom_slot], axis=-1),
-            ops.stack([value_top, value_bottom], axis=1),
-            ops.concatenate([push_top, push_bottom], axis=-1),
-        )
-        new_state = MemoryState(values, strengths, state.written + step_slot)
-        # Both reads in one pass over the values.
-        weights = ops.stack(self.read_weights(new_state), axis=1)
-        both = _poison_on_overflow(ops.einsum("bes,bsw->bew", weights, values), state.written[:, None])
-        return new_state, (both[:, 0], both[:, 1])
+        return ops.stack([top_slot, bottom_slot], axis=-1)
 
-    def update(self, state, controls):
-        """`step` with `controls = (top, bottom)`; returns `(read_top, read_bottom)`."""
-        top, bottom = controls
-        return self.step(state, top=top, bottom=bottom)
+    def slot_indices(self, count, capacity):
+        return ops.stack([capacity + count, capacity - 1 - count], axis=-1)
 
     def read_weights(self, state):
         """`(top_weights, bottom_weights)`, each `(batch, slots)`."""

@@ -273,6 +273,46 @@ class MemoryCell(keras.layers.Layer):
 
     # ------------------------------------------------------------------ step
 
+    def controls(self, inputs, controller_states, reads, training=None):
+        """The controller and the heads: everything in a step but the memory.
+
+        Args:
+            inputs: `(batch, features)` the input `x_t`.
+            controller_states: Flat list of the controller's states.
+            reads: `(batch, ends * memory_width)` the previous reads.
+            training: Passed on to the controller.
+
+        Returns:
+            `(output, new_controller_states, values, pops, pushes)`: the
+            cell output `o_t`, the controller's flat new states, `values`
+            `(batch, ends, memory_width)`, and `pops`/`pushes` `(batch, ends)`.
+        """
+        controller_input = ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1)
+        structure = self.controller.state_size
+        packed = tree.pack_sequence_as([structure] if isinstance(structure, int) else structure, controller_states)
+        kwargs = {"training": training} if self.controller._call_has_training_arg else {}
+        controller_output, new_controller_states = self.controller(controller_input, packed, **kwargs)
+        heads = ops.matmul(controller_output, self.kernel) + self.bias
+        output_slice, *end_slices = self._head_slices
+        output = self.output_activation(heads[:, output_slice])
+        push_slices, pop_slices, value_slices = end_slices[0::3], end_slices[1::3], end_slices[2::3]
+        values = ops.stack([self.value_activation(heads[:, s]) for s in value_slices], axis=1)
+        pops = ops.sigmoid(ops.concatenate([heads[:, s] for s in pop_slices], axis=-1))
+        pushes = ops.sigmoid(ops.concatenate([heads[:, s] for s in push_slices], axis=-1))
+        return output, tree.flatten(new_controller_states), values, pops, pushes
+
+    def pack_states(self, output, controller_states, reads, memory_state):
+        """The flat RNN state list (see the class docstring) from its parts."""
+        batch_size = ops.shape(memory_state.strengths)[0]
+        return [
+            output,
+            *controller_states,
+            reads,
+            ops.reshape(memory_state.values, (batch_size, -1)),
+            memory_state.strengths,
+            memory_state.written,
+        ]
+
     def step(self, inputs, states, training=None):
         """One step, with everything the memory did.
 
@@ -286,43 +326,14 @@ class MemoryCell(keras.layers.Layer):
             `(batch, ends * width)` and `memory` (a `MemoryState`).
         """
         controller_states, reads, memory_state = self._unpack_state(states)
-        controller_input = ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1)
-        structure = self.controller.state_size
-        packed = tree.pack_sequence_as([structure] if isinstance(structure, int) else structure, controller_states)
-        kwargs = {"training": training} if self.controller._call_has_training_arg else {}
-        controller_output, new_controller_states = self.controller(controller_input, packed, **kwargs)
-        heads = ops.matmul(controller_output, self.kernel) + self.bias
-        output_slice, *end_slices = self._head_slices
-        output = self.output_activation(heads[:, output_slice])
-        controls = []
-        for end in range(self.num_ends):
-            push_slice, pop_slice, value_slice = end_slices[3 * end : 3 * end + 3]
-            controls.append(
-                (
-                    self.value_activation(heads[:, value_slice]),
-                    ops.sigmoid(heads[:, pop_slice]),
-                    ops.sigmoid(heads[:, push_slice]),
-                )
-            )
-        memory_state, new_reads = self.memory.update(memory_state, controls)
-        new_reads = ops.concatenate(new_reads, axis=-1) if self.num_ends > 1 else new_reads[0]
-        batch_size = ops.shape(memory_state.strengths)[0]
-        new_states = [
-            output,
-            *tree.flatten(new_controller_states),
-            new_reads,
-            ops.reshape(memory_state.values, (batch_size, -1)),
-            memory_state.strengths,
-            memory_state.written,
-        ]
-        info = {
-            "push": ops.concatenate([c[2] for c in controls], axis=-1),
-            "pop": ops.concatenate([c[1] for c in controls], axis=-1),
-            "values": ops.stack([c[0] for c in controls], axis=1),
-            "reads": new_reads,
-            "memory": memory_state,
-        }
-        return output, new_states, info
+        output, controller_states, values, pops, pushes = self.controls(
+            inputs, controller_states, reads, training=training
+        )
+        memory_state, new_reads = self.memory.update(memory_state, values, pops, pushes)
+        batch_size = ops.shape(new_reads)[0]
+        new_reads = ops.reshape(new_reads, (batch_size, self.num_ends * self.memory_width))
+        info = {"push": pushes, "pop": pops, "values": values, "reads": new_reads, "memory": memory_state}
+        return output, self.pack_states(output, controller_states, new_reads, memory_state), info
 
     def call(self, inputs, states, training=None):
         output, new_states, _ = self.step(inputs, states, training=training)
