@@ -2,8 +2,11 @@
 
 import keras
 from keras import ops
+from keras import tree
 from keras.saving import register_keras_serializable
 
+from keras_neural_memory import backend_ops
+from keras_neural_memory import fused_scan
 from keras_neural_memory.memory_cell import MemoryCell
 
 
@@ -20,8 +23,21 @@ class MemoryRNN(keras.layers.RNN):
     Each new input length is a new shape: under `jit_compile=True` or on JAX
     it compiles once per length (bucket or pad lengths to limit that).
 
+    `MemoryRNN` is the fast path. On the TensorFlow and JAX backends it runs
+    the cell with a fused whole-sequence scan (`keras_neural_memory.fused_scan`)
+    whose backward pass rebuilds the append-only value matrix instead of
+    storing it at every step: training memory grows linearly in the length,
+    not quadratically, with the same outputs and gradients. It falls back to
+    Keras' generic RNN loop, automatically, when `unroll=True`, on any other
+    backend, or with `fused=False`. A plain `keras.layers.RNN` over a memory
+    cell always uses the generic loop.
+
     Args:
         cell: A `StackCell`, `QueueCell` or `DequeCell`.
+        fused: Use the fused scan where it applies (default True). Pass
+            False for a controller whose output for one batch row depends
+            on other rows (e.g. batch statistics): the fused backward pass
+            takes the weight gradients over all rows at once.
         **kwargs: The arguments of `keras.layers.RNN` (`return_sequences`,
             `return_state`, `go_backwards`, `unroll`, `zero_output_for_mask`),
             except `stateful`: the memory is rebuilt at each call.
@@ -43,7 +59,7 @@ class MemoryRNN(keras.layers.RNN):
     ```
     """
 
-    def __init__(self, cell, **kwargs):
+    def __init__(self, cell, fused=True, **kwargs):
         if not isinstance(cell, MemoryCell):
             raise TypeError(
                 "`cell` must be a memory cell (`StackCell`, `QueueCell` or `DequeCell`); "
@@ -55,7 +71,15 @@ class MemoryRNN(keras.layers.RNN):
                 "for each input. Pass `return_state=True` and feed the states back as "
                 "`initial_state` instead."
             )
+        if not isinstance(fused, bool):
+            raise TypeError(f"`fused` must be True or False; received fused={fused!r}.")
         super().__init__(cell, **kwargs)
+        self.fused = fused
+
+    @property
+    def runs_fused(self):
+        """Whether calls take the fused scan (see the class docstring)."""
+        return self.fused and not self.unroll and backend_ops.supports_fused_scan()
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         output_shape = super().compute_output_shape(sequences_shape, initial_state_shape)
@@ -75,4 +99,24 @@ class MemoryRNN(keras.layers.RNN):
         if initial_state is None:
             shape = ops.shape(sequences)
             initial_state = self.cell.get_initial_state(batch_size=shape[0], capacity=shape[1])
-        return super().call(sequences, initial_state=initial_state, mask=mask, training=training)
+        if not self.runs_fused:
+            return super().call(sequences, initial_state=initial_state, mask=mask, training=training)
+        dtype = self.cell.compute_dtype
+        initial_state = [ops.convert_to_tensor(state, dtype=dtype) for state in tree.flatten(initial_state)]
+        outputs, states = fused_scan.memory_scan(
+            self.cell,
+            sequences,
+            initial_state,
+            mask=mask,
+            training=training,
+            go_backwards=self.go_backwards,
+            zero_output_for_mask=self.zero_output_for_mask,
+        )
+        outputs = ops.cast(outputs, self.compute_dtype)
+        output = outputs if self.return_sequences else outputs[:, -1]
+        if self.return_state:
+            return output, *[ops.cast(state, self.compute_dtype) for state in states]
+        return output
+
+    def get_config(self):
+        return {**super().get_config(), "fused": self.fused}

@@ -1,0 +1,165 @@
+"""The backend seam: the package's only code that is not `keras.ops`.
+
+The fused memory scan (`keras_neural_memory.fused_scan`) needs three things
+that `keras.ops` does not give portably under XLA:
+
+* `scan`: a loop over time that carries a state and stacks per-step outputs.
+  On TensorFlow, `keras.ops.scan`/`fori_loop` fail under `jit_compile=True`
+  ("XLA compilation requires a fixed tensor list size"), so this is a
+  `tf.while_loop` with `maximum_iterations` and `TensorArray`s; on JAX it is
+  `jax.lax.scan`.
+* `vjp`: the vector-Jacobian product of a function at a point, used inside
+  the backward loop (`jax.vjp`; a `tf.GradientTape` on TensorFlow).
+* `custom_vjp`: a function with a hand-written backward pass
+  (`jax.custom_vjp`; `tf.custom_gradient` on TensorFlow). Every tensor the
+  function depends on, weights included, must be an explicit argument.
+
+`supports_fused_scan()` is False on any other backend; `MemoryRNN` then
+runs Keras' generic RNN loop instead.
+"""
+
+import keras
+
+__all__ = ["supports_fused_scan", "scan", "vjp", "custom_vjp"]
+
+_BACKENDS = ("tensorflow", "jax")
+
+
+def supports_fused_scan():
+    """Whether this backend has the loop, vjp and custom gradient used here."""
+    return keras.backend.backend() in _BACKENDS
+
+
+def scan(step, carry, xs, length, ys_dtypes, reverse=False):
+    """`jax.lax.scan` semantics on flat lists.
+
+    Args:
+        step: `step(carry, x) -> (carry, ys)`: `carry` a flat list of
+            tensors, `x` a flat list of one time slice of each of `xs`,
+            `ys` a flat list of tensors.
+        carry: Flat list of initial carry tensors.
+        xs: Flat list of time-major tensors `(length, ...)`.
+        length: Number of steps (an int or a scalar tensor).
+        ys_dtypes: The dtype of each of `ys` (TensorFlow needs them first).
+        reverse: Walk `t = length - 1, ..., 0`; `ys[t]` still belongs to `t`.
+
+    Returns:
+        `(carry, ys)`, `ys` a flat list of `(length, ...)` tensors.
+    """
+    if keras.backend.backend() == "jax":
+        from jax import lax
+
+        def jax_step(carry, x):
+            carry, ys = step(list(carry), list(x))
+            return list(carry), list(ys)
+
+        carry, ys = lax.scan(jax_step, list(carry), list(xs), length=length, reverse=reverse)
+        return list(carry), list(ys)
+    return _tf_scan(step, carry, xs, length, ys_dtypes, reverse)
+
+
+def _tf_scan(step, carry, xs, length, ys_dtypes, reverse):
+    import tensorflow as tf
+
+    xs_arrays = [tf.TensorArray(x.dtype, size=length).unstack(x) for x in xs]
+    ys_arrays = [tf.TensorArray(dtype, size=length) for dtype in ys_dtypes]
+
+    def body(t, carry, ys_arrays):
+        index = length - 1 - t if reverse else t
+        new_carry, ys = step(list(carry), [array.read(index) for array in xs_arrays])
+        new_carry = [tf.ensure_shape(new, old.shape) for new, old in zip(new_carry, carry)]
+        return t + 1, new_carry, [array.write(index, y) for array, y in zip(ys_arrays, ys)]
+
+    _, carry, ys_arrays = tf.while_loop(
+        lambda t, *_: t < length,
+        body,
+        (tf.constant(0), list(carry), ys_arrays),
+        maximum_iterations=length,
+        swap_memory=True,
+    )
+    return list(carry), [array.stack() for array in ys_arrays]
+
+
+def vjp(fn, *primals):
+    """`(outputs, vjp_fn)` of `fn(*primals)`, like `jax.vjp`.
+
+    `fn` returns a flat list; `vjp_fn(cotangents)` takes a flat list of the
+    same length and returns a tuple with one cotangent per primal (zeros
+    where an output does not depend on it).
+    """
+    if keras.backend.backend() == "jax":
+        import jax
+
+        outputs, jax_vjp_fn = jax.vjp(lambda *args: list(fn(*args)), *primals)
+        return outputs, lambda cotangents: jax_vjp_fn(list(cotangents))
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        tape.watch(primals)
+        outputs = list(fn(*primals))
+
+    def tf_vjp_fn(cotangents):
+        return tuple(
+            tape.gradient(
+                outputs,
+                primals,
+                output_gradients=list(cotangents),
+                unconnected_gradients=tf.UnconnectedGradients.ZERO,
+            )
+        )
+
+    return outputs, tf_vjp_fn
+
+
+def custom_vjp(forward, backward):
+    """A function of flat tensor arguments with a hand-written backward pass.
+
+    Args:
+        forward: `forward(*args) -> (outputs, residuals)`, both flat lists.
+        backward: `backward(residuals, cotangents) -> tuple`, one cotangent
+            per argument of `forward` (or None where there is none).
+
+    Returns:
+        `f(*args) -> outputs`, differentiable on this backend.
+    """
+    if keras.backend.backend() == "jax":
+        import jax
+
+        @jax.custom_vjp
+        def jax_function(*args):
+            return forward(*args)[0]
+
+        def jax_forward(*args):
+            outputs, residuals = forward(*args)
+            return outputs, residuals
+
+        def jax_backward(residuals, cotangents):
+            return tuple(backward(residuals, list(cotangents)))
+
+        jax_function.defvjp(jax_forward, jax_backward)
+        return jax_function
+    import tensorflow as tf
+
+    def tf_function(*args):
+        @tf.custom_gradient
+        def wrapped(*tensors):
+            outputs, residuals = forward(*tensors)
+
+            def grad(*cotangents):
+                cotangents = [
+                    tf.zeros_like(out) if ct is None else ct for ct, out in zip(cotangents, outputs)
+                ]
+                return list(backward(residuals, cotangents))
+
+            return outputs, grad
+
+        return wrapped(*[tf.convert_to_tensor(a) for a in args])
+
+    return tf_function
+
+
+def autocast_scope(dtype):
+    """The scope `keras.layers.Layer.__call__` enters for mixed precision."""
+    from keras.src.backend import AutocastScope
+
+    return AutocastScope(dtype)

@@ -1,0 +1,289 @@
+"""A memory cell over a whole sequence, with linear-memory backprop.
+
+`MemoryRNN` runs its cell through this scan instead of Keras' generic RNN
+loop wherever it can (see `MemoryRNN`). Outputs and gradients are those of
+the generic loop; what changes is the cost of the backward pass.
+
+Why. The generic loop keeps every step's carry for backprop, and the carry
+holds the value matrix `V` (`slots x width`), so training memory grows as
+`O(T^2 * width)`. But `V` is append-only (Grefenstette et al. 2015, eq. 1):
+step `t` writes its slot once and nothing changes it afterwards. So `V_{t-1}`
+is `V_t` less the value written at step `t`, and a backward pass can rebuild
+every earlier `V` from the final one instead of storing it.
+
+How. The forward pass keeps, per step, only the step's small inputs: the
+controller states, the previous reads and the strengths (`O(slots)`, no
+width factor). The backward pass walks the steps in reverse with:
+
+* the `(batch, slots, width)` part by hand: `dV += w_t (x) dr_t`, the
+  read-weight cotangent `dw_t = V_t . dr_t`, the pushed value's cotangent
+  `dv_t = dV[slot_t]`, then `V_{t-1} = V_t - v_t` at `slot_t`, in place;
+* the rest of the step (controller and heads, `MemoryCell.controls`, and
+  the strength update, `memory.update_strengths`) by the backend's autodiff,
+  with respect to the recurrent inputs only;
+* the gradient of every weight and of the inputs in one batched
+  vector-Jacobian product of `MemoryCell.controls` over the `time * batch`
+  rows of saved step inputs. This relies on the controller treating batch
+  rows independently, as every RNN cell does; pass `fused=False` to
+  `MemoryRNN` for a cell that mixes rows.
+
+The functions here are pure; the loops, vjps and custom gradient come from
+the small backend seam `keras_neural_memory.backend_ops`.
+"""
+
+import keras
+from keras import ops
+
+from keras_neural_memory import backend_ops
+
+
+def memory_scan(cell, sequences, initial_states, mask=None, training=None, go_backwards=False, zero_output_for_mask=False):
+    """Runs a memory cell over `sequences` as `keras.layers.RNN` would.
+
+    Args:
+        cell: A built `MemoryCell`.
+        sequences: `(batch, time, features)`.
+        initial_states: The cell's flat state list (`cell.get_initial_state`).
+        mask: Optional `(batch, time)` boolean mask; masked steps leave every
+            state unchanged and repeat the previous output.
+        training: Passed on to the controller.
+        go_backwards: Process the sequence in reverse; the outputs come in
+            processing order, as in `keras.layers.RNN`.
+        zero_output_for_mask: Masked steps output zeros instead.
+
+    Returns:
+        `(outputs, final_states)`: outputs `(batch, time, output_size)` and
+        the flat list of final states.
+    """
+    dtype = cell.compute_dtype
+    steps = ops.transpose(sequences, (1, 0, 2))
+    if mask is None:
+        step_mask = ops.ones(ops.shape(steps)[:2], dtype=dtype)
+    else:
+        step_mask = ops.transpose(ops.cast(mask, dtype), (1, 0))
+    step_mask = step_mask[:, :, None]
+    if go_backwards:
+        steps, step_mask = ops.flip(steps, axis=0), ops.flip(step_mask, axis=0)
+    variables = list(cell.variables)
+    with backend_ops.autocast_scope(None):
+        weights = [ops.convert_to_tensor(v.value) for v in variables]
+    scan = _Scan(cell, variables, training, zero_output_for_mask)
+    fused = backend_ops.custom_vjp(scan.forward, scan.backward)
+    outputs, *final_states = fused(steps, step_mask, *initial_states, *weights)
+    return ops.transpose(outputs, (1, 0, 2)), final_states
+
+
+class _Scan:
+    """The forward and backward passes of one `memory_scan` call."""
+
+    def __init__(self, cell, variables, training, zero_output_for_mask):
+        self.cell = cell
+        self.memory = cell.memory
+        self.variables = variables
+        self.float_positions = [i for i, v in enumerate(variables) if keras.backend.is_float_dtype(v.dtype)]
+        self.training = training
+        self.zero_output_for_mask = zero_output_for_mask
+        self.num_controller_states = len(cell._controller_state_sizes)
+        self.num_states = 5 + self.num_controller_states
+
+    # ------------------------------------------------------------ one step
+
+    def controls(self, weights, inputs, controller_states, reads):
+        """`cell.controls` as a pure function of the weights."""
+        scope = keras.StatelessScope(state_mapping=list(zip(self.variables, weights)))
+        with scope, backend_ops.autocast_scope(self.cell.compute_dtype):
+            output, states, values, pops, pushes = self.cell.controls(
+                inputs, list(controller_states), reads, training=self.training
+            )
+        return [output, *states, values, pops, pushes]
+
+    def strengths(self, strengths, pops, pushes, count, keep, capacity):
+        """Strengths after the step and the read weights (`O(batch * slots)`)."""
+        step_slot = ops.one_hot(count, capacity, dtype=strengths.dtype) * keep
+        return list(self.memory.update_strengths(strengths, pops, pushes, self.memory.write_slots(step_slot)))
+
+    def write_slots(self, values, count, writes, capacity):
+        """`(indices, scaled values)` of the in-place value write of a step."""
+        num_slots = self.memory.num_slots(capacity)
+        index = ops.clip(self.memory.slot_indices(count, capacity), 0, num_slots - 1)
+        return index, values * writes[:, :, None]
+
+    @staticmethod
+    def _add_at(matrix, index, rows):
+        """`matrix[b, index[b, e]] += rows[b, e]`, touching only those rows."""
+        batch, ends = ops.shape(index)
+        batch_index = ops.broadcast_to(ops.arange(batch, dtype=index.dtype)[:, None], (batch, ends))
+        flat_index = ops.reshape(ops.stack([batch_index, index], axis=-1), (-1, 2))
+        old = ops.take_along_axis(matrix, ops.broadcast_to(index[:, :, None], ops.shape(rows)), axis=1)
+        return ops.scatter_update(matrix, flat_index, ops.reshape(old + rows, (-1, ops.shape(rows)[-1])))
+
+    @staticmethod
+    def _rows_at(matrix, index):
+        """`matrix[b, index[b, e]]`: `(batch, ends, width)`."""
+        width = ops.shape(matrix)[-1]
+        shape = (ops.shape(index)[0], ops.shape(index)[1], width)
+        return ops.take_along_axis(matrix, ops.broadcast_to(index[:, :, None], shape), axis=1)
+
+    def _unpack(self, states):
+        n = self.num_controller_states
+        output, controller, (reads, values, strengths, written) = states[0], states[1 : 1 + n], states[1 + n :]
+        return output, list(controller), reads, values, strengths, written
+
+    # -------------------------------------------------------------- forward
+
+    def forward(self, steps, step_mask, *states_and_weights):
+        states = list(states_and_weights[: self.num_states])
+        weights = list(states_and_weights[self.num_states :])
+        output, controller, reads, flat_values, strengths, written = self._unpack(states)
+        batch = ops.shape(strengths)[0]
+        capacity = ops.shape(written)[-1]
+        width = self.cell.memory_width
+        values = ops.reshape(flat_values, (batch, -1, width))
+        count = ops.cast(ops.sum(written, axis=-1), "int32")
+        n = self.num_controller_states
+
+        def step(carry, x):
+            output, controller, reads, values, strengths, count = self._unpack_carry(carry)
+            inputs, keep = x
+            new_output, *rest = self.controls(weights, inputs, controller, reads)
+            new_controller, (pushed, pops, pushes) = rest[:n], rest[n:]
+            new_strengths, read_weights = self.strengths(strengths, pops, pushes, count, keep, capacity)
+            in_capacity = ops.cast(count < capacity, keep.dtype)[:, None]
+            index, written_values = self.write_slots(pushed, count, keep * in_capacity, capacity)
+            new_values = self._add_at(values, index, written_values)
+            new_reads = ops.einsum("bes,bsw->bew", read_weights, new_values)
+            overflowed = (count >= capacity)[:, None, None]
+            new_reads = ops.where(overflowed, ops.full_like(new_reads, float("nan")), new_reads)
+            new_reads = ops.reshape(new_reads, ops.shape(reads))
+            kept = keep > 0.5
+            carried_output = ops.where(kept, new_output, output)
+            step_output = ops.where(kept, new_output, ops.zeros_like(new_output)) if self.zero_output_for_mask else carried_output
+            new_carry = [
+                carried_output,
+                *[ops.where(kept, new, old) for new, old in zip(new_controller, controller)],
+                ops.where(kept, new_reads, reads),
+                new_values,
+                ops.where(kept, new_strengths, strengths),
+                count + ops.cast(keep[:, 0], "int32"),
+            ]
+            return new_carry, [step_output, *controller, reads, strengths]
+
+        carry = [output, *controller, reads, values, strengths, count]
+        dtypes = [output.dtype, *[c.dtype for c in controller], reads.dtype, strengths.dtype]
+        length = ops.shape(steps)[0]
+        carry, saved = backend_ops.scan(step, carry, [steps, step_mask], length, dtypes)
+        output, controller, reads, values, strengths, count = self._unpack_carry(carry)
+        final_written = ops.cast(ops.arange(capacity)[None, :] < count[:, None], written.dtype)
+        outputs = [saved[0], output, *controller, reads, ops.reshape(values, (batch, -1)), strengths, final_written]
+        residuals = [steps, step_mask, values, count, written, *saved[1:], *weights]
+        return outputs, residuals
+
+    def _unpack_carry(self, carry):
+        n = self.num_controller_states
+        return carry[0], list(carry[1 : 1 + n]), carry[1 + n], carry[2 + n], carry[3 + n], carry[4 + n]
+
+    # ------------------------------------------------------------- backward
+
+    def backward(self, residuals, cotangents):
+        n = self.num_controller_states
+        steps, step_mask, values, count, written = residuals[:5]
+        saved_controller = residuals[5 : 5 + n]
+        saved_reads, saved_strengths = residuals[5 + n : 7 + n]
+        weights = list(residuals[7 + n :])
+        d_outputs, d_output, *rest = cotangents
+        d_controller, (d_reads, d_flat_values, d_strengths, _) = rest[:n], rest[n:]
+        batch = ops.shape(values)[0]
+        capacity = ops.shape(written)[-1]
+        ends, width = self.memory.slots_per_step, self.cell.memory_width
+        d_values = ops.reshape(d_flat_values, ops.shape(values))
+
+        def step(carry, x):
+            values, d_values, count, d_output, *rest = carry
+            d_controller, (d_reads, d_strengths) = rest[:n], rest[n:]
+            inputs, keep, *saved, d_step_output = x
+            controller, reads, strengths = saved[:n], saved[n], saved[n + 1]
+            count = count - ops.cast(keep[:, 0], "int32")
+
+            # Recompute the step's small part, keeping its vjps.
+            controls, controls_vjp = backend_ops.vjp(
+                lambda *args: self.controls(weights, inputs, args[:n], args[n]), *controller, reads
+            )
+            pushed, pops, pushes = controls[1 + n :]
+            (_, read_weights), strengths_vjp = backend_ops.vjp(
+                lambda s, u, d: self.strengths(s, u, d, count, keep, capacity), strengths, pops, pushes
+            )
+
+            # Cotangents through the mask (`where(keep, new, old)`).
+            dropped = 1.0 - keep
+            if self.zero_output_for_mask:
+                d_new_output = keep * (d_output + d_step_output)
+                d_old_output = dropped * d_output
+            else:
+                d_new_output = keep * (d_output + d_step_output)
+                d_old_output = dropped * (d_output + d_step_output)
+            in_capacity = ops.cast(count < capacity, keep.dtype)[:, None]
+            d_new_reads = ops.reshape(keep * in_capacity * d_reads, (batch, ends, width))
+
+            # The (batch, slots, width) part, by hand and in place.
+            d_values = d_values + ops.einsum("bes,bew->bsw", read_weights, d_new_reads)
+            d_read_weights = ops.einsum("bsw,bew->bes", values, d_new_reads)
+            index, written_values = self.write_slots(pushed, count, keep * in_capacity, capacity)
+            d_pushed = self._rows_at(d_values, index) * (keep * in_capacity)[:, :, None]
+            values = self._add_at(values, index, -written_values)
+
+            d_new_strengths = keep * d_strengths
+            d_old_strengths, d_pops, d_pushes = strengths_vjp([d_new_strengths, d_read_weights])
+            d_new_controller = [keep * d for d in d_controller]
+            step_cotangents = [d_new_output, *d_new_controller, d_pushed, d_pops, d_pushes]
+            d_old = controls_vjp(step_cotangents)
+            new_carry = [
+                values,
+                d_values,
+                count,
+                d_old_output,
+                *[d + dropped * d_next for d, d_next in zip(d_old[:n], d_controller)],
+                d_old[n] + dropped * d_reads,
+                d_old_strengths + dropped * d_strengths,
+            ]
+            return new_carry, step_cotangents
+
+        carry = [values, d_values, count, d_output, *d_controller, d_reads, d_strengths]
+        xs = [steps, step_mask, *saved_controller, saved_reads, saved_strengths, d_outputs]
+        dtypes = [d_outputs.dtype, *[c.dtype for c in saved_controller], values.dtype, saved_strengths.dtype, saved_strengths.dtype]
+        length = ops.shape(steps)[0]
+        carry, step_cotangents = backend_ops.scan(step, carry, xs, length, dtypes, reverse=True)
+        _, d_values, _, d_output, *rest = carry
+        d_controller, (d_reads, d_strengths) = rest[:n], rest[n:]
+
+        d_steps, d_weights = self._batched_vjp(weights, steps, saved_controller, saved_reads, step_cotangents)
+        d_states = [
+            d_output,
+            *d_controller,
+            d_reads,
+            ops.reshape(d_values, (batch, -1)),
+            d_strengths,
+            ops.zeros_like(written),
+        ]
+        return (d_steps, ops.zeros_like(step_mask), *d_states, *d_weights)
+
+    def _batched_vjp(self, weights, steps, saved_controller, saved_reads, step_cotangents):
+        """Input and weight gradients: one vjp over all `time * batch` rows."""
+
+        def rows(x):
+            return ops.reshape(x, (-1, *ops.shape(x)[2:]))
+
+        controller, reads = [rows(c) for c in saved_controller], rows(saved_reads)
+        positions = self.float_positions
+
+        def controls_of(inputs, *float_weights):
+            all_weights = list(weights)
+            for position, value in zip(positions, float_weights):
+                all_weights[position] = value
+            return self.controls(all_weights, inputs, controller, reads)
+
+        _, weights_vjp = backend_ops.vjp(controls_of, rows(steps), *[weights[p] for p in positions])
+        d_rows, *d_float_weights = weights_vjp([rows(c) for c in step_cotangents])
+        d_weights = [None] * len(weights)
+        for position, d in zip(positions, d_float_weights):
+            d_weights[position] = d
+        return ops.reshape(d_rows, ops.shape(steps)), d_weights
