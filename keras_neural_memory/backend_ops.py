@@ -91,7 +91,7 @@ def vjp(fn, *primals):
         import jax
 
         outputs, jax_vjp_fn = jax.vjp(lambda *args: list(fn(*args)), *primals)
-        return outputs, lambda cotangents: jax_vjp_fn(list(cotangents))
+        return outputs, lambda cotangents: jax_vjp_fn(_cast_like(cotangents, outputs))
     import tensorflow as tf
 
     with tf.GradientTape() as tape:
@@ -103,12 +103,17 @@ def vjp(fn, *primals):
             tape.gradient(
                 outputs,
                 primals,
-                output_gradients=list(cotangents),
+                output_gradients=_cast_like(cotangents, outputs),
                 unconnected_gradients=tf.UnconnectedGradients.ZERO,
             )
         )
 
     return outputs, tf_vjp_fn
+
+
+def _cast_like(cotangents, outputs):
+    """Cotangents in their outputs' dtypes (a controller may compute in another)."""
+    return [keras.ops.cast(c, o.dtype) for c, o in zip(cotangents, outputs)]
 
 
 def custom_vjp(forward, backward):
