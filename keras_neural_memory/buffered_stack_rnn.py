@@ -42,7 +42,7 @@ class _BufferedCell(keras.layers.Layer):
     Internal to `BufferedStackRNN`, which builds it and its initial state.
     The RNN it runs in reads a dummy sequence (one entry per computation
     step); everything the step needs is in the state, flat and rank 2 (see
-    REFERENCE.md §3):
+    Hao et al. 2018, §2.3 and §4):
 
         [y_{t-1}, *stack cell states, I (n * features), input strengths (n),
          i_{t-1}, O (steps * output_size), output strengths (steps),

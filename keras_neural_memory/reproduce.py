@@ -26,7 +26,7 @@ PLANS = {
     "paper": dict(data_scale="paper", models=ALL_MODELS, epochs=100, steps=1000),
 }
 
-# REFERENCE.md §1: test coarse / fine accuracy (lengths 65-128) read from the
+# Grefenstette et al. 2015, Table 2: test coarse / fine accuracy (lengths 65-128) read from the
 # paper; the LSTM entry is its best deep LSTM, with its number of layers.
 PAPER_TEST = {
     "sequence_copy": {"lstm": (0.01, 0.50, 4), "stack": (0.00, 0.22), "queue": (1.00, 1.00), "deque": (1.00, 1.00)},

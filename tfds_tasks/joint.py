@@ -2,7 +2,7 @@
 
 Two layouts:
 
-* ``"joint"`` (Grefenstette et al. 2015, §4; REFERENCE.md §1): the model
+* ``"joint"`` (Grefenstette et al. 2015, §4 and §5.1): the model
   reads one sequence ``<s> source ||| target </s>`` and is trained to
   predict each next symbol, with the loss only on the predicted target
   symbols and the final ``</s>``. Used by the five Grefenstette tasks.

@@ -6,7 +6,7 @@ import keras_tuner as kt
 from keras_neural_memory import CoarseAccuracy, FineAccuracy
 from keras_neural_memory.models import build_transducer
 
-# Grefenstette et al. 2015, §4.4 and REFERENCE.md §1.
+# Grefenstette et al. 2015, §4.4 and Appendix D.
 PAPER_MODELS = ("lstm1", "lstm2", "lstm4", "lstm8", "stack", "queue", "deque")
 PAPER_HIDDEN_SIZES = (256, 512)
 PAPER_LEARNING_RATES = (5e-3, 1e-3, 5e-4, 1e-4, 5e-5)

@@ -47,7 +47,7 @@ def deque(top, bottom):
     steps = zip(*top, *bottom)
     for t, (v_top, u_top, d_top, v_bot, u_bot, d_bot) in enumerate(steps, start=1):
         n_prev = 2 * (t - 1)
-        # eq. 7, reading its upper limit as "every slot above i" (REFERENCE.md)
+        # eq. 7, reading its upper limit as "every slot above i" (paper eq. 7)
         s_top = [
             max(0.0, s[i - 1] - max(0.0, u_top - sum(s[j - 1] for j in range(i + 1, n_prev + 1))))
             for i in range(1, n_prev + 1)

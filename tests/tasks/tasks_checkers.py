@@ -1,7 +1,7 @@
 """Independent correctness checkers for every task (used by the tests).
 
 Nothing here imports the generators' grammars or transforms: the grammars
-are transcribed again from the papers / REFERENCE.md §2, and every target
+are transcribed again from the papers, and every target
 is recomputed with different code from the generator's.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 
 # ---------------------------------------------------------------- ITG ----
 
-# Grefenstette et al. 2015, Appendix C, as cleaned in REFERENCE.md §2.
+# Grefenstette et al. 2015, Appendix C, with its typesetting errors corrected.
 SVO_RULES = [
     ("A", "S1 VT2 O3", "S1 O3 VT2"),
     ("S", "S1 S2", "S1 S2"),

@@ -47,7 +47,7 @@ def test_itg_checker_accepts_the_paper_samples_and_rejects_corruptions():
     assert not svo.accepts(src, [tgt[-1]] + tgt[:-1])  # verb moved to the front
     assert not svo.accepts(src, ["so1", "vo28"] + tgt[1:-1])  # no reordering
     gender = ItgChecker(GENDER_RULES, GENDER_LEXICAL)
-    # The paper's sample with the REFERENCE.md class names (en -> ne, em -> me).
+    # The paper's sample with the paper's class names (en -> ne, em -> me).
     src = "we11 the ne19 and the me17".split()
     assert gender.accepts(src, "wg11 das ng19 und der mg17".split())
     assert not gender.accepts(src, "wg11 der ng19 und der mg17".split())  # wrong gender

@@ -8,7 +8,7 @@ from tfds_tasks.builders import base
 class ItgGenderConjugation(base.TaskBuilder):
     """Genderless to gendered articles from a synchronous grammar (Grefenstette et al. 2015, §4.2, App. C).
 
-    Grammar: Appendix C (REFERENCE.md §2): noun phrases ``the/a`` + noun
+    Grammar: Appendix C: noun phrases ``the/a`` + noun
     become ``der/die/das`` or ``ein/eine/ein`` by the noun class; ``and ->
     und``, ``or -> oder``. The 128 class words are split 32 each over verbs
     and masculine, feminine and neuter nouns. Training/validation sentences

@@ -8,14 +8,14 @@ from tfds_tasks.builders import base
 class ItgSvoSov(base.TaskBuilder):
     """SVO to SOV transduction from a synchronous grammar (Grefenstette et al. 2015, §4.2, App. C).
 
-    Grammar: Appendix C (REFERENCE.md §2): ``A -> S1 VT2 O3 ||| S1 O3 VT2``
+    Grammar: Appendix C: ``A -> S1 VT2 O3 ||| S1 O3 VT2``
     with relative clauses ``S1 rpi S2 VT3 ||| S1 rpo S2 VT3``. The 128
     class words are split 43/43/42 over subjects, objects and verbs
     (``si*/oi*/vi*`` -> ``so*/oo*/vo*``). Training/validation sentences
     are rejection-sampled to lengths 8..64, test to 65..128.
 
-    Choices where the paper is silent: the rule probabilities (lost in
-    the paper) are S: S S 0.28, S rpi S VT 0.22, ST 0.50; O: O O 0.30,
+    Choices where the paper is silent: the rule probabilities (not
+    given in the paper's text) are S: S S 0.28, S rpi S VT 0.22, ST 0.50; O: O O 0.30,
     S rpi S VT 0.25, OT 0.45, tuned with the exact length distribution to
     spread lengths as evenly as a PCFG can (a critical branching process;
     lengths still fall off about as n^-3/2, see the histograms in

@@ -1,6 +1,6 @@
 """Genderless to gendered ITG task (Grefenstette et al. 2015, §4.2, App. C).
 
-The grammar is the paper's Table 1 (cleaned in REFERENCE.md §2) plus two
+The grammar is the paper's Table 1 (Appendix C, with its typesetting errors corrected) plus two
 rules the printed table lacks, each the smallest addition that lets the
 grammar produce what the paper describes:
 

@@ -1,6 +1,6 @@
 """SVO to SOV ITG task (Grefenstette et al. 2015, §4.2 and Appendix C).
 
-The grammar is the paper's Table 1 (cleaned in REFERENCE.md §2). Rule
+The grammar is the paper's Table 1 (Appendix C, with its typesetting errors corrected). Rule
 probabilities were lost from the paper; the values below were tuned with
 ``SyncGrammar.length_distribution`` (see ``benchmarks/itg_lengths.py``) to
 make lengths in 8..128 as even as a PCFG allows. Both recursive
