@@ -82,7 +82,8 @@ def _cumsum(x):
     (so no cancellation). Short or unknown lengths use `ops.cumsum`.
     """
     n = x.shape[-1]
-    if n is None or n <= 64:
+    # Symbolic shapes (JAX's shape inference) are not ints: no blocks.
+    if not isinstance(n, int) or n <= 64:
         return ops.cumsum(x, axis=-1)
     block = math.isqrt(n - 1) + 1
     blocks = -(-n // block)
