@@ -9,15 +9,19 @@
 with the paper's optimiser (RMSProp, batch 10, gradient clipping at 1),
 shows a Keras progress bar, writes TensorBoard logs, backs up every epoch
 (an interrupted run started again with the same command continues from its
-last epoch), and ends by printing coarse and fine accuracy at training and
-at test lengths, which it also writes to `results.json`.
+last epoch; a finished one is recognised and not retrained), and ends by
+printing coarse and fine accuracy at training and at test lengths, which it
+also writes to `results.json`. A run whose loss becomes NaN exits with
+status 1 and is recorded as diverged.
 """
 
 import argparse
 import dataclasses
 import json
+import math
 import os
 import pathlib
+import shutil
 import sys
 import time
 
@@ -199,16 +203,42 @@ def distribution_scope(batch_size):
 
 
 def train_run(args):
-    """Trains one model as `args` say; returns the results dict `train` writes."""
+    """Trains one model as `args` say; returns the results dict `train` writes.
+
+    A run survives being killed at any moment. Every epoch ends with the
+    history row, then the backup (`OUTPUT/backup`); the same command then
+    continues from the last backed-up epoch and rewrites the rows after it.
+    Epoch `e` trains on the example stream seeded by `(seed, e)`, so a resumed
+    run sees the examples an uninterrupted one would. `model.keras` and
+    `results.json` are written atomically, and the backup is removed only
+    after both: a finished run is recognised by its `results.json` and not
+    retrained (pass `--overwrite` to retrain).
+    """
     import keras
+
+    from keras_neural_memory.experiments import callbacks as callbacks_lib
 
     setup = task_setup(args.task, args.scale)
     spec = SCALES[args.scale]
-    args.hidden_size = args.hidden_size or (spec["hidden"] if setup.layout == "joint" else 10)
-    args.memory_width = args.memory_width or (spec["width"] if setup.layout == "joint" else 2)
+    hidden_size = args.hidden_size or (spec["hidden"] if setup.layout == "joint" else 10)
+    memory_width = args.memory_width or (spec["width"] if setup.layout == "joint" else 2)
     epochs = args.epochs or spec["epochs"]
     steps = args.steps_per_epoch or spec["steps"]
     output = writable_dir(args.output_dir or f"runs/{args.task}-{args.memory}-{args.scale}")
+    settings = {
+        "task": args.task, "memory": args.memory, "lstm_layers": args.lstm_layers, "controller": args.controller,
+        "scale": args.scale, "hidden_size": hidden_size, "memory_width": memory_width,
+        "learning_rate": args.learning_rate, "batch_size": args.batch_size, "epochs": epochs,
+        "steps_per_epoch": steps, "stop_at_coarse": args.stop_at_coarse, "eval_examples": args.eval_examples,
+        "seed": args.seed,
+    }  # fmt: skip
+    finished = _finished_run(output, settings, args.overwrite)
+    if finished is not None:
+        print(f"{output} holds this finished run; not retraining (pass --overwrite to retrain)", flush=True)
+        return {**finished, "output_dir": str(output)}
+    args.hidden_size, args.memory_width = hidden_size, memory_width
+    backup_dir = output / "backup"
+    first_epoch = _backed_up_epochs(backup_dir)
     keras.utils.set_random_seed(args.seed)
     scope, replicas, on_gpus = distribution_scope(args.batch_size)
     if replicas > 1 and not on_gpus and args.jit_compile and keras.backend.backend() == "tensorflow":
@@ -223,19 +253,26 @@ def train_run(args):
               f"train lengths {setup.settings.train.min_length}-{setup.settings.train.max_length}, "
               f"test lengths {setup.settings.test.min_length}-{setup.settings.test.max_length}; "
               f"{replicas} replica(s)", flush=True)
-        train = examples(setup, "train", None, args.seed, args.batch_size)
+        if first_epoch:
+            print(f"resuming after epoch {first_epoch} from {backup_dir}", flush=True)
+        train = training_batches(setup, args.seed, args.batch_size, first_epoch, steps)
+        history_path = output / "history.csv"
         callbacks = [
-            keras.callbacks.BackupAndRestore(str(output / "backup")),
+            # Before the backup: an epoch is backed up only once its row is written.
+            callbacks_lib.EpochHistory(history_path, first_epoch),
+            keras.callbacks.BackupAndRestore(str(backup_dir), double_checkpoint=True, delete_checkpoint=False),
             keras.callbacks.TensorBoard(str(output / "logs")),
             keras.callbacks.TerminateOnNaN(),
-            # Appends across resumes, so results.json holds every epoch, not only this process's.
-            keras.callbacks.CSVLogger(str(output / "history.csv"), append=True),
         ]
+        if args.stop_at_coarse is not None:
+            callbacks.append(callbacks_lib.StopWhenLearned(history_path, args.stop_at_coarse))
         start = time.perf_counter()
-        model.fit(train, epochs=epochs, steps_per_epoch=steps, callbacks=callbacks, verbose=args.verbose)
+        model.fit(train, epochs=epochs, steps_per_epoch=steps, callbacks=callbacks, verbose=args.verbose, shuffle=False)
         seconds = time.perf_counter() - start
-        model.save(output / "model.keras")
+        history = read_history(history_path)
+        trained_epochs = len(history.get("loss", []))
         results = {
+            "settings": settings,
             "task": args.task,
             "memory": args.memory,
             "model": model.name,
@@ -243,35 +280,105 @@ def train_run(args):
             "scale": args.scale,
             "seed": args.seed,
             "learning_rate": args.learning_rate,
-            "batches": epochs * steps,
+            "batches": trained_epochs * steps,
             "steps_per_epoch": steps,
             "train_seconds": round(seconds, 1),
             "train_lengths": [setup.settings.train.min_length, setup.settings.train.max_length],
             "test_lengths": [setup.settings.test.min_length, setup.settings.test.max_length],
-            "history": read_history(output / "history.csv"),
+            "history": history,
+            "diverged": not all(math.isfinite(loss) for loss in history.get("loss", [math.nan])),
         }
-        # A multiple of the batch size, so every evaluation batch splits over the replicas.
-        eval_batch = args.batch_size * max(1, 50 // args.batch_size)
-        for split in ("train", "test"):
-            results[f"{split}_accuracy"] = measure(model, setup, split, args.eval_examples, args.seed + 1000, eval_batch)
-    with open(output / "results.json", "w") as f:
-        json.dump(results, f, indent=2)
+        if not results["diverged"]:
+            # A multiple of the batch size, so every evaluation batch splits over the replicas.
+            eval_batch = args.batch_size * max(1, 50 // args.batch_size)
+            for split in ("train", "test"):
+                results[f"{split}_accuracy"] = measure(model, setup, split, args.eval_examples, args.seed + 1000, eval_batch)
+        save_model_atomically(model, output / "model.keras")
+    write_atomically(output / "results.json", json.dumps(results, indent=2))
+    shutil.rmtree(backup_dir, ignore_errors=True)
     results["output_dir"] = str(output)
     return results
 
 
-def read_history(path):
-    """Every epoch's logs from the CSVLogger file, the last row of each epoch winning.
+def write_atomically(path, text):
+    """Writes `text` to `path` through a temporary file and a rename."""
+    path = pathlib.Path(path)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
 
-    A run killed between its backup and its CSV row re-runs that epoch, so
-    an epoch can appear twice.
+
+def save_model_atomically(model, path):
+    """`model.save(path)` through a temporary file and a rename."""
+    path = pathlib.Path(path)
+    temporary = path.with_name(f".tmp-{path.name}")  # Keras wants the .keras suffix
+    model.save(temporary)
+    os.replace(temporary, path)
+
+
+def _finished_run(output, settings, overwrite):
+    """The results of a finished run of these settings in `output`, or None."""
+    path = output / "results.json"
+    if not path.is_file():
+        return None
+    if overwrite:
+        path.unlink()
+        (output / "history.csv").unlink(missing_ok=True)
+        shutil.rmtree(output / "backup", ignore_errors=True)
+        return None
+    results = json.loads(path.read_text())
+    if results.get("settings") != settings:
+        raise CliError(
+            f"{str(output)!r} holds a finished run with other settings; pass another --output-dir, "
+            "or --overwrite to replace it"
+        )
+    return results
+
+
+def _backed_up_epochs(backup_dir):
+    """Epochs already trained by an interrupted run (0 for a new run).
+
+    Read from the metadata `keras.callbacks.BackupAndRestore` writes with
+    its backup, which is where it will resume.
     """
+    path = backup_dir / "training_metadata.json"
+    return json.loads(path.read_text())["epoch"] if path.is_file() else 0
+
+
+def epoch_seed(seed, epoch):
+    """The seed of epoch `epoch`'s training examples in a run seeded `seed`."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([seed, epoch]).generate_state(1)[0])
+
+
+def training_batches(setup, seed, batch_size, first_epoch, steps):
+    """The endless training batches from epoch `first_epoch` on.
+
+    Epoch `e` reads `steps` batches of the stream seeded `epoch_seed(seed, e)`.
+    """
+    import itertools
+
+    import tensorflow as tf
+
+    def batches():
+        for epoch in itertools.count(first_epoch):
+            yield from examples(setup, "train", steps * batch_size, epoch_seed(seed, epoch), batch_size)
+
+    spec = examples(setup, "train", 1, seed, batch_size).element_spec
+    return tf.data.Dataset.from_generator(batches, output_signature=spec).prefetch(2)
+
+
+def read_history(path):
+    """Every epoch's logs from `history.csv`, the last row of each epoch winning."""
     import csv
 
+    if not pathlib.Path(path).is_file():
+        return {}
     with open(path, newline="") as f:
         rows = {int(row.pop("epoch")): row for row in csv.DictReader(f)}
     epochs = sorted(rows)
-    # CSVLogger writes "NA" for a metric an epoch did not log (val_* without validation data).
+    # "NA" marks a metric an epoch did not log (val_* without validation data).
     keys = [key for key in (rows[epochs[0]] if epochs else ()) if all(rows[e][key] != "NA" for e in epochs)]
     return {key: [float(rows[epoch][key]) for epoch in epochs] for key in keys}
 
@@ -279,6 +386,11 @@ def read_history(path):
 def cmd_train(args):
     results = train_run(args)
     output = pathlib.Path(results["output_dir"])
+    if results["diverged"]:
+        print(f"neural-memory train: error: the loss became NaN after {results['batches']:,} batches; "
+              f"the run is recorded as diverged in {output / 'results.json'} (try a lower --learning-rate)",
+              file=sys.stderr)
+        return 1
     print(f"\n{'lengths':14s}{'coarse':>8s}{'fine':>8s}{'per-symbol':>12s}")
     for split in ("train", "test"):
         acc = results[f"{split}_accuracy"]
@@ -349,6 +461,36 @@ def plot_sweep(sweep, setup, path, label):
     )
 
 
+def positive_int(text):
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text}")
+    return value
+
+
+def positive_float(text):
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, not {text}")
+    return value
+
+
+def unit_float(text):
+    """argparse type: a number in (0, 1]."""
+    value = positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be at most 1, not {text}")
+    return value
+
+
 def parser():
     from keras_neural_memory.models import MEMORY_KINDS
 
@@ -358,18 +500,21 @@ def parser():
     train = sub.add_parser("train", help="train a model on a task and report coarse/fine accuracy")
     train.add_argument("--task", required=True, help="a tfds_tasks name, e.g. sequence_reversal")
     train.add_argument("--memory", choices=MEMORY_KINDS, default="stack", help="memory kind, or lstm for the deep-LSTM baseline")
-    train.add_argument("--lstm-layers", type=int, default=2, help="layers of the lstm baseline (1, 2, 4, 8 in the paper)")
+    train.add_argument("--lstm-layers", type=positive_int, default=2, help="layers of the lstm baseline (1, 2, 4, 8 in the paper)")
     train.add_argument("--controller", choices=("lstm", "linear"), default="lstm", help="controller of Hao et al. tasks")
     train.add_argument("--scale", choices=tuple(SCALES), default="default")
-    train.add_argument("--hidden-size", type=int, help="default: from --scale (10 for Hao et al. tasks)")
-    train.add_argument("--memory-width", type=int, help="default: from --scale (2 for Hao et al. tasks)")
-    train.add_argument("--learning-rate", type=float, default=5e-3, help="default 5e-3, from the paper's grid")
-    train.add_argument("--batch-size", type=int, default=10)
-    train.add_argument("--epochs", type=int, help="default: from --scale")
-    train.add_argument("--steps-per-epoch", type=int, help="batches per epoch; default: from --scale")
-    train.add_argument("--eval-examples", type=int, default=500, help="examples per accuracy measurement")
+    train.add_argument("--hidden-size", type=positive_int, help="default: from --scale (10 for Hao et al. tasks)")
+    train.add_argument("--memory-width", type=positive_int, help="default: from --scale (2 for Hao et al. tasks)")
+    train.add_argument("--learning-rate", type=positive_float, default=5e-3, help="default 5e-3, from the paper's grid")
+    train.add_argument("--batch-size", type=positive_int, default=10)
+    train.add_argument("--epochs", type=positive_int, help="default: from --scale")
+    train.add_argument("--steps-per-epoch", type=positive_int, help="batches per epoch; default: from --scale")
+    train.add_argument("--stop-at-coarse", type=unit_float, metavar="ACCURACY",
+                       help="stop once training coarse accuracy reaches ACCURACY at two consecutive epochs")
+    train.add_argument("--eval-examples", type=positive_int, default=500, help="examples per accuracy measurement")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--output-dir", help="default: runs/TASK-MEMORY-SCALE")
+    train.add_argument("--overwrite", action="store_true", help="retrain a finished run in --output-dir")
     train.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True, help="XLA (default on)")
     train.add_argument("--verbose", type=int, default=1, choices=(0, 1, 2), help="Keras fit verbosity")
     train.set_defaults(run=cmd_train)
@@ -380,10 +525,10 @@ def parser():
     evaluate.add_argument("--scale", choices=tuple(SCALES), default="default", help="the scale the model was trained at")
     evaluate.add_argument("--split", choices=("train", "test"), default="test", help="regime to sample")
     evaluate.add_argument("--lengths", type=int, nargs=2, metavar=("MIN", "MAX"), help="source length range instead of --split")
-    evaluate.add_argument("--examples", type=int, default=500)
+    evaluate.add_argument("--examples", type=positive_int, default=500)
     evaluate.add_argument("--sweep", action="store_true", help="also measure every length of the range")
-    evaluate.add_argument("--sweep-step", type=int, default=1)
-    evaluate.add_argument("--sweep-examples", type=int, default=100)
+    evaluate.add_argument("--sweep-step", type=positive_int, default=1)
+    evaluate.add_argument("--sweep-examples", type=positive_int, default=100)
     evaluate.add_argument("--plot", help="PNG path for the length sweep")
     evaluate.add_argument("--output", help="JSON path for the results")
     evaluate.add_argument("--seed", type=int, default=1)

@@ -52,6 +52,10 @@ def markdown_table(runs):
         "|---|---|---|---|---|---|---|",
     ]
     for run in runs:
+        if run["diverged"]:
+            rows.append(f"| {run['task']} | {run['plan_model']} | {run['parameters']:,} | {run['batches']:,} "
+                        f"| diverged | diverged | {paper_cell(run['task'], run['plan_model'])} |")
+            continue
         train, test = run["train_accuracy"], run["test_accuracy"]
         rows.append(
             f"| {run['task']} | {run['plan_model']} | {run['parameters']:,} | {run['batches']:,} "
@@ -117,9 +121,11 @@ def cmd_reproduce(args):
                 batch_size=10,
                 epochs=args.epochs or plan["epochs"],
                 steps_per_epoch=args.steps_per_epoch or plan["steps"],
+                stop_at_coarse=args.stop_at_coarse,
                 eval_examples=args.eval_examples,
                 seed=args.seed,
                 output_dir=str(output / f"{task}-{model}"),
+                overwrite=args.overwrite,
                 jit_compile=args.jit_compile,
                 verbose=0,
             )
@@ -127,6 +133,9 @@ def cmd_reproduce(args):
             run = cli.train_run(run_args)
             run["plan_model"] = model
             runs.append(run)
+            if run["diverged"]:
+                print(f"{task:24s} {model:6s} diverged (NaN loss)", flush=True)
+                continue
             test = run["test_accuracy"]
             print(f"{task:24s} {model:6s} test coarse {test['coarse']:.2f} fine {test['fine']:.2f} "
                   f"({run['train_seconds']:.0f} s)", flush=True)
@@ -138,8 +147,8 @@ def cmd_reproduce(args):
         f"test lengths {runs[0]['test_lengths'][0]}-{runs[0]['test_lengths'][1]}. "
         "The paper's column is at its own scale (train 8-64, test 65-128, hidden 256/512, best of a grid)."
     )
-    (output / "results.md").write_text(header + "\n\n" + table + "\n")
-    (output / "results.json").write_text(json.dumps(runs, indent=2))
+    cli.write_atomically(output / "results.md", header + "\n\n" + table + "\n")
+    cli.write_atomically(output / "results.json", json.dumps(runs, indent=2))
     plot_convergence(runs, output / "convergence.png")
     print("\n" + table)
     print(f"\ntable: {output / 'results.md'}\nplot: {output / 'convergence.png'}")
@@ -147,17 +156,22 @@ def cmd_reproduce(args):
 
 
 def add_parser(sub):
+    from keras_neural_memory import cli
+
     reproduce = sub.add_parser("reproduce", help="run the paper's results table and its convergence plot")
     reproduce.add_argument("--scale", choices=tuple(PLANS), default="quick", help="quick: a documented subset (see --help)")
     reproduce.add_argument("--tasks", help=f"comma-separated subset of {','.join(TASKS)}")
     reproduce.add_argument("--models", help=f"comma-separated subset of {','.join(ALL_MODELS)}")
-    reproduce.add_argument("--hidden-size", type=int)
-    reproduce.add_argument("--memory-width", type=int)
-    reproduce.add_argument("--learning-rate", type=float, default=5e-3)
-    reproduce.add_argument("--epochs", type=int)
-    reproduce.add_argument("--steps-per-epoch", type=int)
-    reproduce.add_argument("--eval-examples", type=int, default=500)
+    reproduce.add_argument("--hidden-size", type=cli.positive_int)
+    reproduce.add_argument("--memory-width", type=cli.positive_int)
+    reproduce.add_argument("--learning-rate", type=cli.positive_float, default=5e-3)
+    reproduce.add_argument("--epochs", type=cli.positive_int)
+    reproduce.add_argument("--steps-per-epoch", type=cli.positive_int)
+    reproduce.add_argument("--stop-at-coarse", type=cli.unit_float, metavar="ACCURACY",
+                           help="stop each run once training coarse accuracy reaches ACCURACY at two consecutive epochs")
+    reproduce.add_argument("--eval-examples", type=cli.positive_int, default=500)
     reproduce.add_argument("--seed", type=int, default=0)
     reproduce.add_argument("--output-dir", help="default: runs/reproduce-SCALE")
+    reproduce.add_argument("--overwrite", action="store_true", help="retrain finished runs instead of reusing them")
     reproduce.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True)
     reproduce.set_defaults(run=cmd_reproduce)

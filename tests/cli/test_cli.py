@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 TINY = ["--scale", "quick", "--epochs", "2", "--steps-per-epoch", "5", "--eval-examples", "20", "--verbose", "0"]
@@ -89,6 +90,96 @@ def test_killed_training_resumes_from_its_backup(tmp_path):
     assert len(history["coarse_accuracy"]) == 3
 
 
+def _train_args(out, *extra):
+    return ["train", "--task", "sequence_copy", "--memory", "stack", "--scale", "quick", "--epochs", "2",
+            "--steps-per-epoch", "3", "--eval-examples", "10", "--verbose", "0", "--output-dir", str(out), *extra]
+
+
+def test_a_finished_run_is_recognised_not_retrained(tmp_path, capsys):
+    from keras_neural_memory import cli
+
+    assert cli.main(_train_args(tmp_path)) == 0
+    results = (tmp_path / "results.json").read_text()
+    model = (tmp_path / "model.keras").read_bytes()
+    assert not (tmp_path / "backup").exists()  # removed once the results are safe
+    capsys.readouterr()
+    assert cli.main(_train_args(tmp_path)) == 0
+    assert "not retraining" in capsys.readouterr().out
+    assert (tmp_path / "results.json").read_text() == results
+    assert (tmp_path / "model.keras").read_bytes() == model
+    # Other settings in the same folder: refused, not mixed.
+    assert cli.main(_train_args(tmp_path, "--seed", "3")) == 2
+    assert "holds a finished run with other settings" in capsys.readouterr().err
+    # --overwrite retrains from scratch, with a fresh history.
+    assert cli.main(_train_args(tmp_path, "--seed", "3", "--overwrite")) == 0
+    rerun = json.loads((tmp_path / "results.json").read_text())
+    assert rerun["seed"] == 3 and len(rerun["history"]["loss"]) == 2
+
+
+@pytest.mark.parametrize("interrupted", ["save_model_atomically", "measure"])
+def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, monkeypatch, capsys, interrupted):
+    """Killed while saving the model or evaluating it: the backup survives, no epoch is retrained."""
+    from keras_neural_memory import cli
+
+    original = getattr(cli, interrupted)
+
+    def killed(*args, **kwargs):
+        if interrupted == "save_model_atomically":
+            original(*args, **kwargs)  # the model reached its temporary file ...
+            raise KeyboardInterrupt  # ... and the process died before the rename
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, interrupted, killed)
+    with pytest.raises(KeyboardInterrupt):
+        cli.main(_train_args(tmp_path, "--verbose", "2"))
+    assert not (tmp_path / "results.json").exists()
+    assert (tmp_path / "backup").is_dir()
+    monkeypatch.setattr(cli, interrupted, original)
+    capsys.readouterr()
+    assert cli.main(_train_args(tmp_path, "--verbose", "2")) == 0
+    out = capsys.readouterr().out
+    assert "resuming after epoch 2" in out and "Epoch 1/2" not in out
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert len(results["history"]["loss"]) == 2 and results["batches"] == 6
+    assert len((tmp_path / "history.csv").read_text().splitlines()) == 3  # header and one row per epoch
+    assert (tmp_path / "model.keras").stat().st_size > 10_000
+
+
+def test_each_epoch_has_its_own_examples_so_a_resumed_run_sees_the_same_data():
+    from keras_neural_memory import cli
+
+    setup = cli.task_setup("sequence_copy", "quick")
+    from_start = list(cli.training_batches(setup, seed=0, batch_size=4, first_epoch=0, steps=2).take(4))
+    resumed = list(cli.training_batches(setup, seed=0, batch_size=4, first_epoch=1, steps=2).take(2))
+    for a, b in zip(from_start[2:], resumed):
+        np.testing.assert_array_equal(a[0], b[0])
+    assert not np.array_equal(from_start[0][0], from_start[2][0])
+
+
+def test_stop_when_learned_counts_consecutive_epochs_across_a_resume(tmp_path):
+    from keras_neural_memory.experiments.callbacks import EpochHistory, StopWhenLearned
+
+    path = tmp_path / "history.csv"
+    history = EpochHistory(path, first_epoch=0)
+    history.on_train_begin()
+    for epoch, coarse in enumerate([0.5, 0.995, 0.7, 0.99]):
+        history.on_epoch_end(epoch, {"loss": 1.0, "coarse_accuracy": coarse})
+    resumed = EpochHistory(path, first_epoch=3)  # epoch 3 is retrained: its row goes
+    resumed.on_train_begin()
+    assert [int(row["epoch"]) for row in resumed.rows] == [0, 1, 2]
+
+    class Model:
+        stop_training = False
+
+    stop = StopWhenLearned(path, threshold=0.99)
+    stop.set_model(Model())
+    path.write_text("epoch,loss,coarse_accuracy\n0,1.0,0.5\n1,1.0,0.995\n")
+    stop.on_train_begin()
+    assert stop.streak == 1
+    stop.on_epoch_end(2, {"coarse_accuracy": 0.99})
+    assert stop.model.stop_training
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -98,6 +189,15 @@ def test_killed_training_resumes_from_its_backup(tmp_path):
         (["train", "--task", "cumulative_xor", "--memory", "deque"], "stack or lstm"),
         (["train", "--task", "sequence_copy", "--output-dir", "/proc/no/such/dir"], "cannot create output directory"),
         (["evaluate", "--model", "/nonexistent/model.keras", "--task", "sequence_copy"], "no saved model"),
+        (["train", "--task", "sequence_copy", "--learning-rate", "nan"], "must be a finite number above 0, not nan"),
+        (["train", "--task", "sequence_copy", "--learning-rate", "-1"], "must be a finite number above 0"),
+        (["train", "--task", "sequence_copy", "--epochs", "0"], "--epochs: must be a positive integer, not 0"),
+        (["train", "--task", "sequence_copy", "--steps-per-epoch", "-1"], "must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--hidden-size", "-5"], "must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--batch-size", "0"], "must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--eval-examples", "0"], "must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--stop-at-coarse", "1.5"], "must be at most 1"),
+        (["evaluate", "--model", "m.keras", "--task", "sequence_copy", "--sweep-step", "0"], "must be a positive integer"),
     ],
 )
 def test_bad_input_gives_a_message_not_a_traceback(args, message, capsys):

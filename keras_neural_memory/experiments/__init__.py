@@ -1,0 +1,1 @@
+"""The experiment application: what `neural-memory` runs on top of the library."""
