@@ -258,20 +258,30 @@ sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "queue", 
     assert "--batch-size 3 does not split over 2 devices" in odd.stderr
 
 
-def test_reproduce_writes_table_beside_the_paper_and_convergence_plot(tmp_path):
+def test_reproduce_writes_table_beside_the_paper_and_convergence_plot(tmp_path, capsys):
     from keras_neural_memory import cli
 
-    status = cli.main(
-        ["reproduce", "--tasks", "sequence_copy", "--models", "queue,lstm1", "--epochs", "2",
-         "--steps-per-epoch", "3", "--eval-examples", "10", "--output-dir", str(tmp_path)]
-    )
-    assert status == 0
+    args = ["reproduce", "--tasks", "sequence_copy", "--models", "queue,lstm1", "--epochs", "2",
+            "--steps-per-epoch", "3", "--eval-examples", "10", "--output-dir", str(tmp_path)]
+    assert cli.main([*args, "--redraw"]) == 2  # nothing finished yet
+    assert "no finished runs" in capsys.readouterr().err
+    assert cli.main([*args, "--seeds", "0,1"]) == 0
     table = (tmp_path / "results.md").read_text()
     assert "| sequence_copy | queue |" in table and "| 1.00 / 1.00 |" in table  # the paper's Queue-LSTM
     assert "0.01 / 0.50 (best: 4 layers)" in table  # the paper's best deep LSTM
+    assert "/ 2 |" in table  # two seeds per row, one selected
     runs = json.loads((tmp_path / "results.json").read_text())
-    assert [len(run["history"]["coarse_accuracy"]) for run in runs] == [2, 2]
+    assert [len(run["history"]["coarse_accuracy"]) for run in runs] == [2, 2, 2, 2]
     assert (tmp_path / "convergence.png").stat().st_size > 5000
+    # Selection is by training loss, whatever the test accuracy.
+    queue_runs = [run for run in runs if run["plan_model"] == "queue"]
+    best = min(queue_runs, key=lambda run: run["history"]["loss"][-1])
+    assert f"| {best['learning_rate']:g}, {best['seed']} |" in table.split("| sequence_copy | queue |")[1].splitlines()[0]
+    # The table is redrawn from the finished runs without training.
+    (tmp_path / "results.md").unlink()
+    capsys.readouterr()
+    assert cli.main([*args, "--seeds", "0,1", "--redraw"]) == 0
+    assert (tmp_path / "results.md").read_text().split("\n\n", 1)[1] == table.split("\n\n", 1)[1]
 
 
 def test_reproduce_rejects_unknown_models(capsys):
