@@ -7,17 +7,18 @@ the generic loop; what changes is the cost of the backward pass.
 Why. The generic loop keeps every step's carry for backprop, and the carry
 holds the value matrix `V` (`slots x width`), so training memory grows as
 `O(T^2 * width)`. But `V` is append-only (Grefenstette et al. 2015, eq. 1):
-step `t` writes its slot once and nothing changes it afterwards. So `V_{t-1}`
-is `V_t` less the value written at step `t`, and a backward pass can rebuild
-every earlier `V` from the final one instead of storing it.
+step `t` writes its slot once and nothing changes it afterwards. So `V_t`,
+the matrix step `t` read, is the final `V` on the slots filled by step `t`
+and zero on the others, and a backward pass needs no stored copy of it.
 
 How. The forward pass keeps, per step, only the step's small inputs: the
 controller states, the previous reads and the strengths (`O(slots)`, no
 width factor). The backward pass walks the steps in reverse with:
 
-* the `(batch, slots, width)` part by hand: `dV += w_t (x) dr_t`, the
-  read-weight cotangent `dw_t = V_t . dr_t`, the pushed value's cotangent
-  `dv_t = dV[slot_t]`, then `V_{t-1} = V_t - v_t` at `slot_t`, in place;
+* the `(batch, slots, width)` part by hand: the read-weight cotangent
+  `dw_t = (V . dr_t)` on the slots filled by step `t`, `dV += w_t (x) dr_t`,
+  and the pushed value's cotangent `dv_t = dV[slot_t]`; the final `V` is
+  only read, never copied;
 * the rest of the step (controller and heads, `MemoryCell.controls`, and
   the strength update, `memory.update_strengths`) by the backend's autodiff,
   with respect to the recurrent inputs only;
@@ -102,11 +103,9 @@ class _Scan:
         step_slot = ops.one_hot(count, capacity, dtype=strengths.dtype) * keep
         return list(self.memory.update_strengths(strengths, pops, pushes, self.memory.write_slots(step_slot)))
 
-    def write_slots(self, values, count, writes, capacity):
-        """`(indices, scaled values)` of the in-place value write of a step."""
-        num_slots = self.memory.num_slots(capacity)
-        index = ops.clip(self.memory.slot_indices(count, capacity), 0, num_slots - 1)
-        return index, values * writes[:, :, None]
+    def _write_index(self, count, capacity):
+        """`(batch, ends)` slots a step writes after `count` steps (clipped when full)."""
+        return ops.clip(self.memory.slot_indices(count, capacity), 0, self.memory.num_slots(capacity) - 1)
 
     @staticmethod
     def _add_at(matrix, index, rows):
@@ -149,8 +148,8 @@ class _Scan:
             new_controller, (pushed, pops, pushes) = rest[:n], rest[n:]
             new_strengths, read_weights = self.strengths(strengths, pops, pushes, count, keep, capacity)
             in_capacity = ops.cast(count < capacity, keep.dtype)[:, None]
-            index, written_values = self.write_slots(pushed, count, keep * in_capacity, capacity)
-            new_values = self._add_at(values, index, written_values)
+            index = self._write_index(count, capacity)
+            new_values = self._add_at(values, index, pushed * (keep * in_capacity)[:, :, None])
             new_reads = ops.einsum("bes,bsw->bew", read_weights, new_values)
             overflowed = (count >= capacity)[:, None, None]
             new_reads = ops.where(overflowed, ops.full_like(new_reads, float("nan")), new_reads)
@@ -196,12 +195,17 @@ class _Scan:
         capacity = ops.shape(written)[-1]
         ends, width = self.memory.slots_per_step, self.cell.memory_width
         d_values = ops.reshape(d_flat_values, ops.shape(values))
+        # `(batch, width, slots)`, once: per step, `V . dr` is then a plain
+        # matrix product, several times faster on CPU than contracting `V`'s
+        # last axis.
+        values_by_width = ops.transpose(values, (0, 2, 1))
 
         def step(carry, x):
-            values, d_values, count, d_output, *rest = carry
+            d_values, count, d_output, *rest = carry
             d_controller, (d_reads, d_strengths) = rest[:n], rest[n:]
             inputs, keep, *saved, d_step_output = x
             controller, reads, strengths = saved[:n], saved[n], saved[n + 1]
+            count_after = count
             count = count - ops.cast(keep[:, 0], "int32")
 
             # Recompute the step's small part, keeping its vjps.
@@ -215,21 +219,19 @@ class _Scan:
 
             # Cotangents through the mask (`where(keep, new, old)`).
             dropped = 1.0 - keep
-            if self.zero_output_for_mask:
-                d_new_output = keep * (d_output + d_step_output)
-                d_old_output = dropped * d_output
-            else:
-                d_new_output = keep * (d_output + d_step_output)
-                d_old_output = dropped * (d_output + d_step_output)
+            d_new_output = keep * (d_output + d_step_output)
+            d_old_output = dropped * d_output if self.zero_output_for_mask else dropped * (d_output + d_step_output)
             in_capacity = ops.cast(count < capacity, keep.dtype)[:, None]
             d_new_reads = ops.reshape(keep * in_capacity * d_reads, (batch, ends, width))
 
-            # The (batch, slots, width) part, by hand and in place.
+            # The (batch, slots, width) part, by hand. The step read `V_t`, which
+            # is the final `V` on the slots filled by then and zero elsewhere, so
+            # the loop only reads the final `V` and never writes a copy of it.
+            filled = ops.cast(self.memory.filled_slots(count_after, capacity), values.dtype)[:, None, :]
+            d_read_weights = ops.einsum("bew,bws->bes", d_new_reads, values_by_width) * filled
             d_values = d_values + ops.einsum("bes,bew->bsw", read_weights, d_new_reads)
-            d_read_weights = ops.einsum("bsw,bew->bes", values, d_new_reads)
-            index, written_values = self.write_slots(pushed, count, keep * in_capacity, capacity)
+            index = self._write_index(count, capacity)
             d_pushed = self._rows_at(d_values, index) * (keep * in_capacity)[:, :, None]
-            values = self._add_at(values, index, -written_values)
 
             d_new_strengths = keep * d_strengths
             d_old_strengths, d_pops, d_pushes = strengths_vjp([d_new_strengths, d_read_weights])
@@ -237,7 +239,6 @@ class _Scan:
             step_cotangents = [d_new_output, *d_new_controller, d_pushed, d_pops, d_pushes]
             d_old = controls_vjp(step_cotangents)
             new_carry = [
-                values,
                 d_values,
                 count,
                 d_old_output,
@@ -247,12 +248,12 @@ class _Scan:
             ]
             return new_carry, step_cotangents
 
-        carry = [values, d_values, count, d_output, *d_controller, d_reads, d_strengths]
+        carry = [d_values, count, d_output, *d_controller, d_reads, d_strengths]
         xs = [steps, step_mask, *saved_controller, saved_reads, saved_strengths, d_outputs]
         dtypes = [d_outputs.dtype, *[c.dtype for c in saved_controller], values.dtype, saved_strengths.dtype, saved_strengths.dtype]
         length = ops.shape(steps)[0]
         carry, step_cotangents = backend_ops.scan(step, carry, xs, length, dtypes, reverse=True)
-        _, d_values, _, d_output, *rest = carry
+        d_values, _, d_output, *rest = carry
         d_controller, (d_reads, d_strengths) = rest[:n], rest[n:]
 
         d_steps, d_weights = self._batched_vjp(weights, steps, saved_controller, saved_reads, step_cotangents)

@@ -317,6 +317,10 @@ class _NeuralMemory:
         """
         return count[:, None]
 
+    def filled_slots(self, count, capacity):
+        """`(batch, slots)` boolean: the slots holding a value after `count` steps."""
+        return ops.arange(self.num_slots(capacity))[None, :] < count[:, None]
+
     def get_config(self):
         return {"width": self.width, "capacity": self.capacity}
 
@@ -471,6 +475,10 @@ class NeuralDeque(_NeuralMemory):
 
     def slot_indices(self, count, capacity):
         return ops.stack([capacity + count, capacity - 1 - count], axis=-1)
+
+    def filled_slots(self, count, capacity):
+        slot = ops.arange(self.num_slots(capacity))[None, :]
+        return (slot >= capacity - count[:, None]) & (slot < capacity + count[:, None])
 
     def read_weights(self, state):
         """`(top_weights, bottom_weights)`, each `(batch, slots)`."""
