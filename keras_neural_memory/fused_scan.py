@@ -172,7 +172,7 @@ class _Scan:
         length = ops.shape(steps)[0]
         carry, saved = backend_ops.scan(step, carry, [steps, step_mask], length, dtypes)
         output, controller, reads, values, strengths, count = self._unpack_carry(carry)
-        final_written = ops.cast(ops.arange(capacity)[None, :] < count[:, None], written.dtype)
+        final_written = ops.cast(ops.arange(capacity, dtype=count.dtype)[None, :] < count[:, None], written.dtype)
         outputs = [saved[0], output, *controller, reads, ops.reshape(values, (batch, -1)), strengths, final_written]
         residuals = [steps, step_mask, values, count, written, *saved[1:], *weights]
         return outputs, residuals

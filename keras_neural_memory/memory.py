@@ -73,25 +73,26 @@ def _relu(x):
 
 
 def _cumsum(x):
-    """Inclusive cumulative sum over the last axis, in blocks of about sqrt(n).
+    """Inclusive cumulative sum over the last axis, as two small matrix products.
 
-    XLA lowers a cumulative sum to a `reduce_window` as wide as the axis:
-    `O(n^2)` work per row on CPU and GPU, which made it the largest cost of a
-    step at a thousand slots. Summing within blocks of `b ~ sqrt(n)` slots,
-    then over the block totals, takes `O(n * sqrt(n))`, with no subtraction
-    (so no cancellation). Short or unknown lengths use `ops.cumsum`.
+    The slots are cut into blocks of `b ~ sqrt(n)`: a product with a
+    `(b, b)` upper-triangular matrix of ones sums within each block, and one
+    with a `(n/b, n/b)` strictly upper-triangular matrix adds the totals of
+    the blocks before. That is `O(n * sqrt(n))` work, with no subtraction (so
+    no cancellation). XLA fuses its own `reduce_window` cumulative sum into
+    every elementwise consumer and recomputes it there; a product is computed
+    once. `benchmarks/cumsum.py` measures the difference on a pop and a read.
+    Unknown lengths (JAX's shape inference) use `ops.cumsum`.
     """
     n = x.shape[-1]
-    # Symbolic shapes (JAX's shape inference) are not ints: no blocks.
-    if not isinstance(n, int) or n <= 64:
+    if not isinstance(n, int):
         return ops.cumsum(x, axis=-1)
     block = math.isqrt(n - 1) + 1
     blocks = -(-n // block)
     shape = ops.shape(x)
     padded = ops.pad(ops.reshape(x, (-1, n)), [(0, 0), (0, blocks * block - n)])
-    within = ops.cumsum(ops.reshape(padded, (-1, blocks, block)), axis=-1)
-    totals = ops.cumsum(within[:, :, -1], axis=-1)
-    before = ops.concatenate([ops.zeros_like(totals[:, :1]), totals[:, :-1]], axis=-1)
+    within = ops.matmul(ops.reshape(padded, (-1, blocks, block)), ops.triu(ops.ones((block, block), x.dtype)))
+    before = ops.matmul(within[:, :, -1], ops.triu(ops.ones((blocks, blocks), x.dtype), 1))
     sums = ops.reshape(within + before[:, :, None], (-1, blocks * block))[:, :n]
     return ops.reshape(sums, shape)
 
@@ -319,7 +320,7 @@ class _NeuralMemory:
 
     def filled_slots(self, count, capacity):
         """`(batch, slots)` boolean: the slots holding a value after `count` steps."""
-        return ops.arange(self.num_slots(capacity))[None, :] < count[:, None]
+        return ops.arange(self.num_slots(capacity), dtype=count.dtype)[None, :] < count[:, None]
 
     def get_config(self):
         return {"width": self.width, "capacity": self.capacity}
@@ -477,7 +478,7 @@ class NeuralDeque(_NeuralMemory):
         return ops.stack([capacity + count, capacity - 1 - count], axis=-1)
 
     def filled_slots(self, count, capacity):
-        slot = ops.arange(self.num_slots(capacity))[None, :]
+        slot = ops.arange(self.num_slots(capacity), dtype=count.dtype)[None, :]
         return (slot >= capacity - count[:, None]) & (slot < capacity + count[:, None])
 
     def read_weights(self, state):

@@ -138,6 +138,40 @@ def test_fused_matches_generic_options(options):
     assert_paths_agree("deque", "gru", mask=ragged_mask(), **options)
 
 
+@pytest.mark.parametrize("memory", list(CELLS))
+def test_fused_gradient_matches_finite_differences_in_float64(memory):
+    """Directional derivatives of the fused path against central differences."""
+    keras.config.set_floatx("float64")  # the controller's weights too
+    try:
+        layer = make_layer(memory, "lstm", fused=True, dtype="float64")
+        rng = np.random.default_rng(3)
+        x = rng.normal(size=(BATCH, LENGTH, FEATURES))
+        layer(x)
+    finally:
+        keras.config.set_floatx("float32")
+    assert {v.dtype for v in layer.weights} == {"float64"}
+    variables = layer.trainable_variables
+    origin = [np.array(v.numpy()) for v in variables]
+    _, gradients = outputs_and_gradients(layer, x)
+    d_weights, d_x = gradients[: len(variables)], gradients[len(variables)]
+
+    def loss(shift):
+        for v, value, u in zip(variables, origin, directions):
+            v.assign(value + shift * u)
+        results = [np.asarray(r) for r in layer(x + shift * direction_x)[:-1]]
+        return sum(np.sum(r * w) for r, w in zip(results, loss_weights(results)))
+
+    for _ in range(3):
+        directions = [rng.normal(size=value.shape) for value in origin]
+        direction_x = rng.normal(size=x.shape)
+        predicted = sum(np.sum(g * u) for g, u in zip(d_weights, directions)) + np.sum(d_x * direction_x)
+        step = 1e-6
+        measured = (loss(step) - loss(-step)) / (2 * step)
+        np.testing.assert_allclose(predicted, measured, rtol=1e-6, atol=1e-8)
+    for v, value in zip(variables, origin):
+        v.assign(value)
+
+
 def test_fused_trains_under_jit_compile_with_masking():
     inputs = keras.Input((None,), dtype="int32")
     x = keras.layers.Embedding(8, 5, mask_zero=True)(inputs)

@@ -1,0 +1,35 @@
+#!/bin/bash
+# The paper's table at the paper's scale (Grefenstette et al. §4-5): train
+# lengths 8-64, test lengths 65-128, 128 symbols, hidden 256, memory width
+# 256, batch 10, RMSProp with clipping at 1.
+#
+# Each run trains until its training coarse accuracy is at least 0.99 at two
+# consecutive epochs of 250 batches, or for at most 50,000 batches. Runs go
+# in the order of docs/results.md's plan; every run resumes where it stopped
+# when the script is started again, and a finished run is never retrained,
+# so start the same command as often as needed (one process at a time per
+# RUN_DIR). `neural-memory reproduce ... --redraw` redraws the table and the
+# convergence plot from the runs finished so far.
+#
+# Usage: KERAS_BACKEND=jax nohup bash benchmarks/paper_table.sh [RUN_DIR] [ROW...] > paper_table.log 2>&1 &
+#   ROW is one of the names in ROWS below (default: all, in order).
+set -euo pipefail
+runs=${1:-runs/paper-table}
+shift || true
+declare -A ROWS=(
+  [reversal]="--tasks sequence_reversal --models stack,lstm2"
+  [copy]="--tasks sequence_copy --models queue,deque"
+  [deque_reversal]="--tasks sequence_reversal --models deque"
+  [bigram]="--tasks bigram_flip --models queue,deque"
+  [itg]="--tasks itg_svo_sov,itg_gender_conjugation --models stack,queue,deque"
+)
+order=(reversal copy deque_reversal bigram itg)
+selected=("${@:-${order[@]}}")
+for row in "${selected[@]}"; do
+  [[ -v ROWS[$row] ]] || { echo "unknown row '$row'; choose from: ${order[*]}" >&2; exit 2; }
+done
+for row in "${selected[@]}"; do
+  # shellcheck disable=SC2086  # the row's flags are meant to split
+  neural-memory reproduce --scale paper ${ROWS[$row]} --learning-rates "${LEARNING_RATES:-1e-3}" \
+    --seeds "${SEEDS:-0}" --epochs 200 --steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir "$runs"
+done
