@@ -72,28 +72,31 @@ def _relu(x):
     return _max_left(ops.zeros_like(x), x)
 
 
-def _cumsum(x):
+def _cumsum(x, reverse=False):
     """Inclusive cumulative sum over the last axis, as two small matrix products.
 
     The slots are cut into blocks of `b ~ sqrt(n)`: a product with a
-    `(b, b)` upper-triangular matrix of ones sums within each block, and one
-    with a `(n/b, n/b)` strictly upper-triangular matrix adds the totals of
-    the blocks before. That is `O(n * sqrt(n))` work, with no subtraction (so
-    no cancellation). XLA fuses its own `reduce_window` cumulative sum into
-    every elementwise consumer and recomputes it there; a product is computed
-    once. `benchmarks/cumsum.py` measures the difference on a pop and a read.
-    Unknown lengths (JAX's shape inference) use `ops.cumsum`.
+    `(b, b)` triangular matrix of ones sums within each block, and one with
+    a `(n/b, n/b)` strictly triangular matrix adds the totals of the blocks
+    before (after, with `reverse=True`: sums from the last slot down). That
+    is `O(n * sqrt(n))` work, with no subtraction (so no cancellation), and
+    no flips. XLA fuses its own `reduce_window` cumulative sum into every
+    elementwise consumer and recomputes it there; a product is computed
+    once. `benchmarks/cumsum.py` measures the difference on a pop and a
+    read. Unknown lengths (JAX's shape inference) use `ops.cumsum`.
     """
     n = x.shape[-1]
     if not isinstance(n, int):
-        return ops.cumsum(x, axis=-1)
+        return ops.flip(ops.cumsum(ops.flip(x, axis=-1), axis=-1), axis=-1) if reverse else ops.cumsum(x, axis=-1)
+    triangle = ops.tril if reverse else ops.triu
     block = math.isqrt(n - 1) + 1
     blocks = -(-n // block)
     shape = ops.shape(x)
     padded = ops.pad(ops.reshape(x, (-1, n)), [(0, 0), (0, blocks * block - n)])
-    within = ops.matmul(ops.reshape(padded, (-1, blocks, block)), ops.triu(ops.ones((block, block), x.dtype)))
-    before = ops.matmul(within[:, :, -1], ops.triu(ops.ones((blocks, blocks), x.dtype), 1))
-    sums = ops.reshape(within + before[:, :, None], (-1, blocks * block))[:, :n]
+    within = ops.matmul(ops.reshape(padded, (-1, blocks, block)), triangle(ops.ones((block, block), x.dtype)))
+    block_totals = within[:, :, 0] if reverse else within[:, :, -1]
+    others = ops.matmul(block_totals, triangle(ops.ones((blocks, blocks), x.dtype), -1 if reverse else 1))
+    sums = ops.reshape(within + others[:, :, None], (-1, blocks * block))[:, :n]
     return ops.reshape(sums, shape)
 
 
@@ -104,8 +107,7 @@ def _sum_above(strengths):
     are near the top, where that difference would cancel catastrophically
     once the total is large (float16 after ~1000 steps).
     """
-    from_top = ops.flip(_cumsum(ops.flip(strengths, axis=-1)), axis=-1)
-    return from_top - strengths
+    return _cumsum(strengths, reverse=True) - strengths
 
 
 def _sum_below(strengths):
