@@ -252,7 +252,8 @@ sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "queue", 
     results = json.loads((tmp_path / "results.json").read_text())
     assert 0.0 <= results["test_accuracy"]["fine"] <= 1.0
 
-    odd = subprocess.run([sys.executable, "-c", script.replace('"--verbose"', '"--batch-size", "3", "--verbose"')],
+    odd_script = script.replace('"--verbose"', '"--batch-size", "3", "--verbose"').replace(str(tmp_path), str(tmp_path / "odd"))
+    odd = subprocess.run([sys.executable, "-c", odd_script],
                          capture_output=True, text=True, env=env, timeout=300)
     assert odd.returncode == 2
     assert "--batch-size 3 does not split over 2 devices" in odd.stderr
