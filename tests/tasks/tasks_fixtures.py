@@ -7,5 +7,5 @@ from tfds_tasks import generators
 
 @functools.lru_cache(maxsize=None)
 def cached_splits(name, config):
-    """Generates (once per session) the splits of a named config."""
+    """Generates (once per test run) the splits of a named config."""
     return generators.generate(name, config)
