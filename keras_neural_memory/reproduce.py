@@ -62,13 +62,18 @@ def select(runs):
         rows.setdefault((run["task"], run["plan_model"]), []).append(run)
     selected = []
     for group in rows.values():
-        best = min(group, key=lambda run: (run["diverged"], run["history"]["loss"][-1] if run["history"] else math.inf))
+        best = min(group, key=_selection_key)
         converged = sum(_converged(run) for run in group)
         selected.append({**best, "grid_runs": len(group), "grid_converged": converged})
     return selected
 
 
 CONVERGED = 0.99
+
+
+def _selection_key(run):
+    """Not diverged first, then the lowest final training loss (runs of older versions lack both)."""
+    return run.get("diverged", False), run["history"].get("loss", [math.inf])[-1]
 
 
 def _converged(run):
@@ -87,7 +92,7 @@ def markdown_table(runs):
         head = (f"| {run['task']} | {run['plan_model']} | {run['parameters']:,} | {run['grid_converged']} / {run['grid_runs']} "
                 f"| {run['learning_rate']:g}, {run['seed']} | {run['batches']:,} ")
         paper = paper_cell(run["task"], run["plan_model"])
-        if run["diverged"]:
+        if run.get("diverged", False):
             rows.append(head + f"| diverged | | | {paper} |")
             continue
         train, test = run["train_accuracy"], run["test_accuracy"]
