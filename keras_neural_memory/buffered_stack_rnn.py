@@ -372,7 +372,7 @@ class BufferedStackRNN(keras.layers.Layer):
         step_mask = None
         if lengths is not None and self.num_steps is None:
             # Each sequence takes steps_per_input * its own length steps.
-            step_mask = ops.arange(steps)[None, :] < (self.steps_per_input * lengths)[:, None]
+            step_mask = ops.arange(steps, dtype=lengths.dtype)[None, :] < (self.steps_per_input * lengths)[:, None]
         if step_mask is None:
             counted = ops.cast(steps, self.compute_dtype) * ops.ones((batch_size,), self.compute_dtype)
         else:

@@ -7,6 +7,7 @@ from keras import ops
 
 from keras_neural_memory import BufferedStackRNN, LinearController, MemoryRNN, StackCell
 from keras_neural_memory.buffered_stack_rnn import binary_strength_penalty
+from tests import float64 as float64_helpers
 from tests.buffered import reference
 
 OUT, WIDTH, FEATURES = 3, 2, 4
@@ -152,6 +153,19 @@ def test_padding_does_not_change_predictions():
     np.testing.assert_allclose(in_batch[:, :3], alone, rtol=1e-5, atol=1e-6)
 
 
+def test_padding_under_a_float64_floatx(float64):
+    # The step mask compares a range of steps with the lengths; both must
+    # share an integer type, which `ops.arange` alone makes int64 here.
+    keras.config.set_floatx("float64")
+    try:
+        x = np.random.default_rng(6).normal(size=(2, 3, FEATURES))
+        layer = BufferedStackRNN(keras.layers.GRUCell(5), output_size=OUT, memory_width=WIDTH)
+        outputs = np_out(layer(x, mask=np.array([[1, 1, 1], [1, 1, 0]], bool)))
+    finally:
+        keras.config.set_floatx("float32")
+    assert np.isfinite(outputs).all()
+
+
 def test_buffer_gate_biases_start_at_the_argument():
     layer = linear_layer(buffer_bias_init=1.0, pop_bias_init=-1.0)
     layer(np.zeros((1, 2, FEATURES), "float32"))
@@ -185,15 +199,12 @@ def _grad(f, x):
 
 @pytest.mark.parametrize("controller", ["linear", "lstm"])
 def test_gradients_match_finite_differences(float64, controller):
-    if controller == "lstm" and keras.backend.backend() == "jax":
-        # A bare keras.layers.RNN(LSTMCell(dtype="float64")) misses this check
-        # by 2e-3 on JAX too (and SimpleRNNCell fails to trace in float64):
-        # Keras' float64 recurrent cells, not the buffers, which the linear
-        # case checks on JAX.
-        pytest.skip("Keras' float64 LSTMCell gradients are inexact on JAX")
     rng = np.random.default_rng(7)
     # The controller computes in its own dtype: float64 too, or it would round the check away.
-    cell = LinearController(dtype="float64") if controller == "linear" else keras.layers.LSTMCell(3, dtype="float64")
+    if controller == "linear":
+        cell = LinearController(dtype="float64")
+    else:
+        cell = keras.layers.LSTMCell(3, activation=float64_helpers.tanh, dtype="float64")
     layer = BufferedStackRNN(cell, output_size=OUT, memory_width=WIDTH, dtype="float64")
     x = rng.normal(size=(1, 3, FEATURES))
     layer(x)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from keras_neural_memory import DequeCell, LinearController, MemoryRNN, QueueCell, StackCell
+from tests import float64 as float64_helpers
 
 CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
 CONTROLLERS = {
@@ -144,19 +145,11 @@ def test_fused_gradient_matches_finite_differences_in_float64(memory, float64):
     _check_finite_differences(memory)
 
 
-def _float64_tanh(x):
-    # `keras.ops.tanh` returns float32 for a float64 input on the JAX backend
-    # (Keras 3.15), which costs the check its precision; this is tanh in the
-    # input's dtype on every backend.
-    return 2.0 * keras.ops.sigmoid(2.0 * x) - 1.0
-
-
 def _check_finite_differences(memory):
     keras.utils.set_random_seed(1)
-    controller = keras.layers.LSTMCell(6, activation=_float64_tanh, dtype="float64")
-    cell = CELLS[memory](
-        controller, memory_width=3, output_activation=_float64_tanh, value_activation=_float64_tanh, dtype="float64"
-    )
+    tanh = float64_helpers.tanh
+    controller = keras.layers.LSTMCell(6, activation=tanh, dtype="float64")
+    cell = CELLS[memory](controller, memory_width=3, output_activation=tanh, value_activation=tanh, dtype="float64")
     layer = MemoryRNN(cell, return_sequences=True, return_state=True, dtype="float64")
     rng = np.random.default_rng(3)
     x = rng.normal(size=(BATCH, LENGTH, FEATURES))
