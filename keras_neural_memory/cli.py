@@ -1,8 +1,7 @@
 """`neural-memory`: train and evaluate memory-augmented transducers.
 
     neural-memory train --task sequence_reversal --memory stack
-    neural-memory evaluate --model runs/sequence_reversal-stack/model.keras \\
-        --task sequence_reversal --lengths 17 64 --sweep
+    neural-memory evaluate --model runs/sequence_reversal-stack-default --lengths 17 64 --sweep
     neural-memory reproduce --scale quick
 
 `train` trains on freshly sampled examples (the papers' unbounded stream)
@@ -24,6 +23,7 @@ import pathlib
 import shutil
 import sys
 import time
+import zipfile
 
 SCALES = {
     # Grefenstette et al. tasks: source lengths, vocabulary and model size.
@@ -400,27 +400,60 @@ def cmd_train(args):
     return 0
 
 
+def saved_run(model_arg):
+    """`(model path, the run's results.json or {})` for `evaluate --model`.
+
+    `model_arg` is a `model.keras` written by `train` or the run directory
+    that holds it.
+    """
+    path = pathlib.Path(model_arg)
+    if path.is_dir():
+        path = path / "model.keras"
+    if not path.is_file():
+        raise CliError(f"no saved model at {str(path)!r}; pass the model.keras that `train` wrote, or its run directory")
+    if not zipfile.is_zipfile(path):
+        raise CliError(f"{str(path)!r} is not a complete .keras file (it is empty or truncated); train the model again")
+    results_path = path.with_name("results.json")
+    if not results_path.is_file():
+        return path, {}
+    try:
+        return path, json.loads(results_path.read_text())
+    except json.JSONDecodeError:
+        raise CliError(f"{str(results_path)!r} is not valid JSON; remove it, and pass --task and --scale") from None
+
+
+def recorded_choice(flag, given, recorded, default=None):
+    """`given` if it agrees with the run's record, else the record; one-line error on a mismatch."""
+    if given is not None and recorded is not None and given != recorded:
+        raise CliError(f"the model was trained with {flag} {recorded}, not {given}; leave {flag} out or pass {flag} {recorded}")
+    chosen = given if given is not None else recorded if recorded is not None else default
+    if chosen is None:
+        raise CliError(f"pass {flag}: the model has no results.json beside it that records it")
+    return chosen
+
+
 def cmd_evaluate(args):
     import keras
 
-    model_path = pathlib.Path(args.model)
-    if not model_path.is_file():
-        raise CliError(f"no saved model at {str(model_path)!r}; pass the model.keras that `train` wrote")
-    setup = task_setup(args.task, args.scale, test_lengths=args.lengths)
+    model_path, recorded = saved_run(args.model)
+    task = recorded_choice("--task", args.task, recorded.get("task"))
+    scale = recorded_choice("--scale", args.scale, recorded.get("scale"), default="default")
+    setup = task_setup(task, scale, test_lengths=args.lengths)
     import keras_neural_memory  # noqa: F401  (registers the layers)
 
     model = keras.saving.load_model(model_path)
-    check_vocabulary(model, setup, args.scale)
+    check_vocabulary(model, setup, scale)
     compile_model(model, 1e-3, args.jit_compile)
     split = "test" if args.lengths else args.split
     summary = measure(model, setup, split, args.examples, args.seed, 50)
     regime = setup.settings.regime(split)
-    print(f"{args.task} lengths {regime.min_length}-{regime.max_length}: coarse {summary['coarse']:.3f} fine {summary['fine']:.3f}")
-    report = {"task": args.task, "model": str(model_path), "lengths": [regime.min_length, regime.max_length], **summary}
+    print(f"{task} lengths {regime.min_length}-{regime.max_length}: coarse {summary['coarse']:.3f} fine {summary['fine']:.3f}")
+    lengths = [regime.min_length, regime.max_length]
+    report = {"task": task, "scale": scale, "model": str(model_path), "lengths": lengths, **summary}
     if args.sweep:
         sweep = []
         for length in range(regime.min_length, regime.max_length + 1, args.sweep_step):
-            at = task_setup(args.task, args.scale, test_lengths=(length, length))
+            at = task_setup(task, scale, test_lengths=(length, length))
             sweep.append({"length": length, **measure(model, at, "test", args.sweep_examples, args.seed, 50)})
             print(f"  length {length:4d}: coarse {sweep[-1]['coarse']:.3f} fine {sweep[-1]['fine']:.3f}", flush=True)
         report["sweep"] = sweep
@@ -428,8 +461,7 @@ def cmd_evaluate(args):
             plot_sweep(sweep, setup, args.plot, model.name)
             print(f"plot: {args.plot}")
     if args.output:
-        with open(args.output, "w") as f:
-            json.dump(report, f, indent=2)
+        write_atomically(args.output, json.dumps(report, indent=2))
     return 0
 
 
@@ -520,9 +552,9 @@ def parser():
     train.set_defaults(run=cmd_train)
 
     evaluate = sub.add_parser("evaluate", help="evaluate a saved model on a task, split or length range")
-    evaluate.add_argument("--model", required=True, help="a model.keras written by train")
-    evaluate.add_argument("--task", required=True)
-    evaluate.add_argument("--scale", choices=tuple(SCALES), default="default", help="the scale the model was trained at")
+    evaluate.add_argument("--model", required=True, help="a model.keras written by train, or its run directory")
+    evaluate.add_argument("--task", help="default: the task recorded in the run's results.json")
+    evaluate.add_argument("--scale", choices=tuple(SCALES), help="default: the scale recorded in the run's results.json")
     evaluate.add_argument("--split", choices=("train", "test"), default="test", help="regime to sample")
     evaluate.add_argument("--lengths", type=int, nargs=2, metavar=("MIN", "MAX"), help="source length range instead of --split")
     evaluate.add_argument("--examples", type=positive_int, default=500)

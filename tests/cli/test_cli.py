@@ -62,7 +62,43 @@ def test_evaluate_rejects_a_model_of_another_scale(trained, capsys):
     out, _ = trained
     status = cli.main(["evaluate", "--model", str(out / "model.keras"), "--task", "sequence_reversal", "--scale", "default"])
     assert status == 2
+    err = capsys.readouterr().err
+    assert "the model was trained with --scale quick, not default" in err and len(err.strip().splitlines()) == 1
+
+
+def test_evaluate_reads_the_task_from_the_run_and_refuses_another(trained, tmp_path, capsys):
+    from keras_neural_memory import cli
+
+    out, _ = trained
+    status = cli.main(["evaluate", "--model", str(out), "--task", "sequence_copy"])
+    assert status == 2
+    assert "trained with --task sequence_reversal, not sequence_copy" in capsys.readouterr().err
+    # A model without its run's record needs the task and scale; the
+    # embedding size still catches another scale.
+    alone = tmp_path / "model.keras"
+    alone.write_bytes((out / "model.keras").read_bytes())
+    assert cli.main(["evaluate", "--model", str(alone)]) == 2
+    assert "pass --task" in capsys.readouterr().err
+    assert cli.main(["evaluate", "--model", str(alone), "--task", "sequence_reversal"]) == 2
     assert "pass the --task and --scale the model was trained with" in capsys.readouterr().err
+
+
+def test_evaluate_takes_the_run_directory(trained, tmp_path):
+    out, _ = trained
+    report = tmp_path / "report.json"
+    result = run("evaluate", "--model", str(out), "--examples", "10", "--output", str(report))
+    assert result.returncode == 0, result.stderr[-3000:]
+    recorded = json.loads(report.read_text())
+    assert recorded["task"] == "sequence_reversal" and recorded["scale"] == "quick"
+
+
+@pytest.mark.parametrize("content", [b"", b"PK\x03\x04 truncated"])
+def test_evaluate_names_an_incomplete_model_file(tmp_path, capsys, content):
+    from keras_neural_memory import cli
+
+    (tmp_path / "model.keras").write_bytes(content)
+    assert cli.main(["evaluate", "--model", str(tmp_path), "--task", "sequence_reversal"]) == 2
+    assert "is not a complete .keras file (it is empty or truncated)" in capsys.readouterr().err
 
 
 def test_killed_training_resumes_from_its_backup(tmp_path):
