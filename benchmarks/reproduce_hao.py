@@ -90,7 +90,9 @@ def load_task(task):
     return source_size, target_size, data
 
 
-def build_buffered(source_size, target_size, controller, memory_width, strength_regularization=0.0, buffered=True):
+def build_buffered(
+    source_size, target_size, controller, memory_width, strength_regularization=0.0, buffered=True, output_offset=0
+):
     inputs = keras.Input((None,), dtype="int32", name="ids")
     # One-hot input, as in build_hao_model: a frozen identity embedding that masks id 0.
     x = keras.layers.Embedding(
@@ -104,6 +106,7 @@ def build_buffered(source_size, target_size, controller, memory_width, strength_
         buffered=buffered,
         steps_per_input=2 if buffered else 1,
         strength_regularization=strength_regularization,
+        output_offset=output_offset,
     )(x)
     return keras.Model(inputs, logits)
 
@@ -148,6 +151,11 @@ def main(argv=None):
     parser.add_argument("--learning-rate", type=float, default=0.01, help="Adam learning rate")
     parser.add_argument("--regularization", type=float, default=1.0, help="strength regulariser weight in §3")
     parser.add_argument("--only", default=None, help="comma-separated task names to run (default: all)")
+    parser.add_argument(
+        "--output-offset", type=int, choices=(0, 1), default=0,
+        help="buffered rows: unit dequeues of the output buffer before output 1 is read "
+        "(0: this package's default; 1: Hao et al.'s reference code)",
+    )  # fmt: skip
     parser.add_argument("--skip-aid", action="store_true", help="skip the §3 regulariser comparison")
     parser.add_argument("--output", default="docs/results_hao.md", help="markdown report ('' to skip)")
     args = parser.parse_args(argv)
@@ -176,7 +184,7 @@ def main(argv=None):
         for seed in seeds:
             keras.utils.set_random_seed(seed)
             if buffered:
-                model = build_buffered(source_size, target_size, controller, width)
+                model = build_buffered(source_size, target_size, controller, width, output_offset=args.output_offset)
             else:
                 model = build_hao_model(source_size, target_size, controller=controller, stack=stack, memory_width=width)
             d, t, e = train_and_test(model, data, max_epochs, args.learning_rate)
@@ -238,7 +246,8 @@ def write_report(args, rows, aid, trials, seeds, max_epochs, elapsed, partial=Fa
         "- \"dev\" is the development accuracy at the last epoch (the paper's left block is accuracy "
         "\"during the last epoch of the training phase\"); \"test\" is the final test accuracy. "
         "Accuracy in %, per scored symbol.",
-        "- Buffered rows: `BufferedStackRNN(LinearController(), steps_per_input=2)`. Unbuffered rows: "
+        f"- Buffered rows: `BufferedStackRNN(LinearController(), steps_per_input=2, output_offset={args.output_offset})`. "
+        "Unbuffered rows: "
         "`keras_neural_memory.models.build_hao_model`.",
         "",
         "| Task | Buffered | Controller | Stack | ours dev min | med | max | ours test min | med | max "

@@ -174,8 +174,14 @@ class BufferedStackRNN(keras.layers.Layer):
 
     After the last step the output sequence is read off the output buffer:
     output `k` (1-based) is the read, with strength 1, from the front of the
-    buffer after `k - 1` dequeues of strength 1, the same operations as the
-    input buffer's with `i_0 = 0`. All of this is
+    buffer after `k - 1 + output_offset` dequeues of strength 1, the same
+    operations as the input buffer's. With the default `output_offset=0`
+    output 1 is read before any dequeue, as `x_1` is (`i_0 = 0`); §2.3 says
+    only that the outputs come from "repeatedly dequeuing the front of the
+    output buffer with strength 1 and reading the front". Hao et al.'s
+    reference code dequeues before every read (`output_offset=1`), so the
+    first unit of strength written is never read and the network gets one
+    step of delay for free. All of this is
     `keras_neural_memory.memory`'s queue and stack functions; `k - 1`
     dequeues of 1 leave exactly the strengths of one dequeue of `k - 1`
     (both remove the first `k - 1` units of strength), which is how all
@@ -211,6 +217,9 @@ class BufferedStackRNN(keras.layers.Layer):
             above); `steps_per_input` must then be 1 and `num_steps` None.
         buffer_bias_init: Initial bias of the `i_t` and `o_t` gates; +1.0
             as in the reference code.
+        output_offset: Unit dequeues of the output buffer before output 1
+            is read (see above): 0 (default) or 1, the convention of Hao et
+            al.'s reference code. Only for `buffered=True`.
         pop_bias_init: Initial bias of the stack's pop gate; -1.0.
         push_bias_init: Initial bias of the stack's push gate; 0.0.
         output_activation: Activation of `y_t`; None (linear, as Hao et al.).
@@ -260,6 +269,7 @@ class BufferedStackRNN(keras.layers.Layer):
         num_steps=None,
         buffered=True,
         buffer_bias_init=1.0,
+        output_offset=0,
         pop_bias_init=-1.0,
         push_bias_init=0.0,
         output_activation=None,
@@ -279,6 +289,13 @@ class BufferedStackRNN(keras.layers.Layer):
                 f"pass steps_per_input=1 and num_steps=None; received "
                 f"steps_per_input={steps_per_input!r}, num_steps={num_steps!r}."
             )
+        if output_offset not in (0, 1) or isinstance(output_offset, bool):
+            raise ValueError(f"`output_offset` must be 0 or 1; received output_offset={output_offset!r}.")
+        if output_offset and not buffered:
+            raise ValueError(
+                "`output_offset` applies to the output buffer: pass buffered=True or output_offset=0; "
+                f"received buffered=False, output_offset={output_offset!r}."
+            )
         for name, value in (
             ("buffer_bias_init", buffer_bias_init),
             ("pop_bias_init", pop_bias_init),
@@ -296,6 +313,7 @@ class BufferedStackRNN(keras.layers.Layer):
         self.num_steps = num_steps
         self.buffered = buffered
         self.buffer_bias_init = float(buffer_bias_init)
+        self.output_offset = output_offset
         self.pop_bias_init = float(pop_bias_init)
         self.push_bias_init = float(push_bias_init)
         self.output_activation = keras.activations.get(output_activation)
@@ -393,7 +411,8 @@ class BufferedStackRNN(keras.layers.Layer):
         out_flat, out_strengths = final[-4], final[-3]
         batch_size = ops.shape(out_strengths)[0]
         values = ops.reshape(out_flat, (batch_size, -1, self.output_size))
-        dequeued = ops.arange(output_length, dtype=out_strengths.dtype)  # k - 1 for output k
+        # k - 1 + output_offset unit dequeues for output k.
+        dequeued = ops.arange(output_length, dtype=out_strengths.dtype) + self.output_offset
         strengths = memory_lib.pop(out_strengths[:, None, :], dequeued[None, :, None], "bottom")
         weights = memory_lib.read_weights(strengths, "bottom")
         return ops.einsum("bks,bsw->bkw", weights, values)
@@ -422,6 +441,7 @@ class BufferedStackRNN(keras.layers.Layer):
                 "num_steps": self.num_steps,
                 "buffered": self.buffered,
                 "buffer_bias_init": self.buffer_bias_init,
+                "output_offset": self.output_offset,
                 "pop_bias_init": self.pop_bias_init,
                 "push_bias_init": self.push_bias_init,
                 "output_activation": keras.activations.serialize(self.output_activation),

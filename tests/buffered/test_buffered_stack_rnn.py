@@ -130,6 +130,20 @@ def test_output_is_read_off_by_dequeues_of_one():
     np.testing.assert_allclose(got, [[0.5, 0.5, 0], [0, 0, 0.5], [0, 0, 0]], atol=1e-6)
 
 
+@pytest.mark.parametrize("output_offset", [0, 1])
+def test_output_offset_dequeues_before_the_first_read(output_offset):
+    # o_t = 1 and y_t = x_t with i_t = 1: the output buffer holds y1, y2, y3.
+    # The reference code's convention (offset 1) reads output k after k
+    # dequeues, so y1 is never read and the last output is empty.
+    x = np.array([[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]], "float32")
+    layer = linear_layer(steps_per_input=1, output_offset=output_offset)
+    layer(x)
+    set_projection(layer, *gate_free_weights(50.0, 50.0))
+    y = np.eye(OUT)
+    expected = [y[0], y[1], y[2]] if output_offset == 0 else [y[1], y[2], np.zeros(OUT)]
+    np.testing.assert_allclose(np_out(layer(x))[0], expected, atol=1e-6)
+
+
 def test_unbuffered_equals_the_stack_cell_network():
     rng = np.random.default_rng(5)
     x = rng.normal(size=(2, 6, FEATURES)).astype("float32")
@@ -267,7 +281,9 @@ def test_keras_file_round_trip_is_identical(tmp_path):
 
 
 def test_config_round_trip():
-    layer = linear_layer(num_steps=9, buffered=True, strength_regularization=0.1, output_activation="tanh")
+    layer = linear_layer(
+        num_steps=9, buffered=True, strength_regularization=0.1, output_activation="tanh", output_offset=1
+    )
     clone = BufferedStackRNN.from_config(layer.get_config())
     assert clone.get_config() == layer.get_config()
     assert isinstance(clone.controller, LinearController)
@@ -289,6 +305,9 @@ def test_config_round_trip():
         ({"strength_regularization": -1.0}, ValueError, "strength_regularization"),
         ({"pop_bias_init": None}, TypeError, "pop_bias_init"),
         ({"memory_width": 0}, ValueError, "memory_width"),
+        ({"output_offset": 2}, ValueError, "output_offset"),
+        ({"output_offset": True}, ValueError, "output_offset"),
+        ({"output_offset": 1, "buffered": False, "steps_per_input": 1}, ValueError, "output_offset"),
     ],
 )
 def test_bad_arguments_name_the_argument(kwargs, error, name):
