@@ -1,14 +1,18 @@
 """Installs keras-neural-memory: differentiable Neural Stack, Queue and DeQue memory for Keras RNNs."""
 
 import pathlib
+import re
 
 from setuptools import find_packages, setup
 
 HERE = pathlib.Path(__file__).parent
+# The version's one home is the package; CITATION.cff is checked against it
+# by tests/docs.
+VERSION = re.search(r'^__version__ = "([^"]+)"', (HERE / "keras_neural_memory" / "__init__.py").read_text(), re.M)[1]
 
 setup(
     name="keras-neural-memory",
-    version="0.1.0",
+    version=VERSION,
     description=(
         "Neural Stack, Queue and DeQue memory (Grefenstette et al. 2015) and "
         "stack networks (Hao et al. 2018) as Keras 3 RNN cells, with TFDS tasks."
@@ -16,6 +20,7 @@ setup(
     long_description=(HERE / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
+    license_files=["LICENSE"],
     python_requires=">=3.10",
     packages=find_packages(include=["keras_neural_memory*", "tfds_tasks*"]),
     include_package_data=True,

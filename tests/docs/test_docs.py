@@ -6,7 +6,9 @@
 * relative links in README.md and docs/*.md point to files (and headings)
   that exist;
 * the code in docs/how_it_works.md and the README example runs;
-* CITATION.cff is valid YAML and carries the package's version.
+* CITATION.cff is valid YAML and carries the package's version, and the
+  installed distribution has that version (setup.py reads it from the
+  package) and the LICENSE file.
 """
 
 import difflib
@@ -168,3 +170,12 @@ def test_citation_file_names_the_package_version_and_both_papers():
     assert [a["family-names"] for a in hao["authors"]] == [
         "Hao", "Merrill", "Angluin", "Frank", "Amsel", "Benz", "Mendelsohn",
     ]
+
+
+def test_installed_distribution_has_the_package_version_and_the_license():
+    import importlib.metadata
+
+    assert importlib.metadata.version("keras-neural-memory") == keras_neural_memory.__version__
+    files = [str(f) for f in importlib.metadata.files("keras-neural-memory") or []]
+    assert any(f.endswith("LICENSE") for f in files), files
+    assert (ROOT / "LICENSE").read_text().startswith(" " * 33 + "Apache License")
