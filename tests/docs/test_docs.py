@@ -5,7 +5,8 @@
   arguments (`Args:`) and shows an `Example:`;
 * relative links in README.md and docs/*.md point to files (and headings)
   that exist;
-* the code in docs/how_it_works.md and the README example runs;
+* the code in docs/how_it_works.md and the README example runs, and so
+  does every `>>>` example in `keras_neural_memory`;
 * CITATION.cff is valid YAML and carries the package's version, and the
   installed distribution has that version (setup.py reads it from the
   package) and the LICENSE file.
@@ -179,3 +180,18 @@ def test_installed_distribution_has_the_package_version_and_the_license():
     files = [str(f) for f in importlib.metadata.files("keras-neural-memory") or []]
     assert any(f.endswith("LICENSE") for f in files), files
     assert (ROOT / "LICENSE").read_text().startswith(" " * 33 + "Apache License")
+
+
+def _package_modules():
+    import pkgutil
+
+    return sorted(info.name for info in pkgutil.walk_packages(keras_neural_memory.__path__, "keras_neural_memory."))
+
+
+@pytest.mark.parametrize("module", _package_modules())
+def test_docstring_examples_run(module):
+    """Every `>>>` example in `keras_neural_memory` runs and prints what it shows."""
+    import doctest
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
