@@ -3,10 +3,15 @@
 from keras.saving import register_keras_serializable
 
 from keras_neural_memory import memory
-from keras_neural_memory.memory_cell import MemoryCell
+from keras_neural_memory.memory_cell import MemoryCell, document_cell_arguments
 
 
 @register_keras_serializable(package="keras_neural_memory")
+@document_cell_arguments(
+    controller_input="concat(x_t, r_{t-1}^top, r_{t-1}^bot)",
+    heads="the push, pop and value of both ends",
+    slots_note="; the DeQue keeps 2 slots per step",
+)
 class DequeCell(MemoryCell):
     """An RNN cell that gives any controller cell a Neural DeQue (paper §3.3, 3.4).
 
@@ -14,39 +19,7 @@ class DequeCell(MemoryCell):
     both ends (eqs. 6-11). Top and bottom have separate push, pop and value
     controls, and both reads are fed back.
 
-    Args:
-        controller: Any Keras RNN cell, e.g. `keras.layers.LSTMCell(256)`,
-            `GRUCell`, `SimpleRNNCell`, `StackedRNNCells`, a user's cell, or
-            `LinearController()`. Its input is `concat(x_t, r_{t-1}^top,
-            r_{t-1}^bot)`. It must not
-            use dropout (a `ValueError` says so).
-        output_size: Size of the cell's output `o_t`. Defaults to the
-            controller's output size.
-        memory_width: Size of each memory vector. Defaults to the controller's
-            output size (the paper uses 256).
-        capacity: Steps the memory can hold when run by a plain
-            `keras.layers.RNN` (default 256; the DeQue keeps 2 slots per
-            step). A longer input makes the
-            reads NaN from the first step past capacity; it never wraps
-            around. `MemoryRNN` ignores this and sizes the memory from each
-            input's length.
-        pop_bias_init: Initial bias of the pop gate(s) (Appendix B); -1.0.
-        push_bias_init: Initial bias of the push gate(s); 0.0.
-        output_activation: Activation of `o_t`; "tanh" as in the paper
-            (Hao et al.'s linear controller uses None).
-        value_activation: Activation of the pushed values; "tanh" as in the
-            paper (Hao et al. use "sigmoid").
-        trainable_initial_state: Learn the controller's initial state
-            (the paper's `h_0`) instead of starting from zeros.
-        kernel_initializer: Initializer of the fused projection from the
-            controller output to `o_t` and the push, pop and value of both ends.
-        kernel_regularizer: Regularizer of that projection.
-        **kwargs: Base `keras.layers.Layer` arguments (`name`, `dtype`).
-
-    Call arguments:
-        inputs: `(batch, features)` the input at one step.
-        states: The flat list of state tensors (see `MemoryCell`).
-        training: Passed on to the controller.
+    {cell_arguments}
 
     Example:
 

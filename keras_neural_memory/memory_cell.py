@@ -1,6 +1,8 @@
 """The shared base of `StackCell`, `QueueCell` and `DequeCell`."""
 
 import numbers
+import re
+import textwrap
 
 import keras
 from keras import ops
@@ -45,6 +47,61 @@ def _check_positive_int_or_none(name, value):
         raise ValueError(f"`{name}` must be a positive integer or None; received {name}={value!r}.")
 
 
+# The `Args:` and `Call arguments:` sections shared by `MemoryCell` and its
+# subclasses, written once; `document_cell_arguments` fills in what differs.
+_CELL_ARGUMENTS = """Args:
+    controller: Any Keras RNN cell, e.g. `keras.layers.LSTMCell(256)`,
+        `GRUCell`, `SimpleRNNCell`, `StackedRNNCells`, a user's cell, or
+        `LinearController()`. Its input is `{controller_input}`. An RNN
+        layer raises a `TypeError`, and a cell with dropout a `ValueError`.
+    output_size: Size of the cell's output `o_t`. Defaults to the
+        controller's output size.
+    memory_width: Size of each memory vector. Defaults to the controller's
+        output size (the paper uses 256).
+    capacity: Steps the memory can hold when run by a plain
+        `keras.layers.RNN` (default 256{slots_note}). A longer input makes
+        the reads NaN from the first step past capacity; it never wraps
+        around. `MemoryRNN` ignores this and sizes the memory from each
+        input's length.
+    pop_bias_init: Initial bias of the pop gate(s) (Appendix B); -1.0.
+    push_bias_init: Initial bias of the push gate(s); 0.0.
+    output_activation: Activation of `o_t`; "tanh" as in the paper
+        (Hao et al.'s linear controller uses None).
+    value_activation: Activation of the pushed values; "tanh" as in the
+        paper (Hao et al. use "sigmoid").
+    trainable_initial_state: Learn the controller's initial state
+        (the paper's `h_0`) instead of starting from zeros.
+    kernel_initializer: Initializer of the fused projection from the
+        controller output to `o_t` and {heads}.
+    kernel_regularizer: Regularizer of that projection.
+    **kwargs: Base `keras.layers.Layer` arguments (`name`, `dtype`).
+
+Call arguments:
+    inputs: `(batch, features)` the input at one step.
+    states: The flat list of state tensors (see `MemoryCell`).
+    training: Passed on to the controller."""
+
+
+def document_cell_arguments(controller_input, heads, slots_note=""):
+    """Class decorator: the shared argument sections in place of `{cell_arguments}`.
+
+    The placeholder stands alone on a line of the class docstring; the
+    sections take its indentation (Python 3.13 strips docstring indentation).
+    """
+    sections = _CELL_ARGUMENTS.format(controller_input=controller_input, heads=heads, slots_note=slots_note)
+
+    def decorate(cls):
+        def indented(match):
+            return textwrap.indent(sections, match.group(1))
+
+        cls.__doc__ = re.sub(r"^( *)\{cell_arguments\}$", indented, cls.__doc__, count=1, flags=re.M)
+        return cls
+
+    return decorate
+
+
+
+@document_cell_arguments(controller_input="concat(x_t, r_{t-1})", heads="the push, pop and value of each end")
 class MemoryCell(keras.layers.Layer):
     """Base class of the memory-augmented RNN cells (paper §3.4).
 
@@ -69,25 +126,7 @@ class MemoryCell(keras.layers.Layer):
     values (flattened to `slots * memory_width`), strengths and the
     `written` step mask.
 
-    Args:
-        controller: Any Keras RNN cell (a `keras.layers.Layer` with a
-            `state_size`), e.g. `keras.layers.LSTMCell(256)`; not an RNN
-            layer, and without dropout (both raise at construction).
-        output_size: Size of the cell's output `o_t`. Defaults to the
-            controller's output size.
-        memory_width: Size of each memory vector. Defaults to the
-            controller's output size.
-        capacity: Steps the memory can hold when run by a plain
-            `keras.layers.RNN` (default 256); `MemoryRNN` ignores it.
-        pop_bias_init: Initial bias of the pop gate(s) (Appendix B); -1.0.
-        push_bias_init: Initial bias of the push gate(s); 0.0.
-        output_activation: Activation of `o_t`; "tanh".
-        value_activation: Activation of the pushed values; "tanh".
-        trainable_initial_state: Learn the controller's initial state
-            (the paper's `h_0`) instead of starting from zeros.
-        kernel_initializer: Initializer of the fused projection of `o'_t`.
-        kernel_regularizer: Regularizer of that projection.
-        **kwargs: Base `keras.layers.Layer` arguments (`name`, `dtype`).
+    {cell_arguments}
 
     Example:
 

@@ -195,3 +195,20 @@ def test_docstring_examples_run(module):
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_memory_cells_share_one_argument_section():
+    from keras_neural_memory import DequeCell, QueueCell, StackCell
+    from keras_neural_memory.memory_cell import MemoryCell
+
+    def arguments(cls):
+        doc = inspect.getdoc(cls)
+        assert "{cell_arguments}" not in doc
+        return doc[doc.index("Args:") : doc.index("Example:")]
+
+    assert arguments(StackCell) == arguments(QueueCell)
+    names = ["controller:", "output_size:", "memory_width:", "capacity:", "kernel_regularizer:", "training:"]
+    for cls in (MemoryCell, StackCell, DequeCell):
+        section = arguments(cls)
+        assert section.startswith("Args:\n    controller: Any Keras RNN cell, e.g.")
+        assert all(name in section for name in names) and "Call arguments:" in section
