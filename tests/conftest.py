@@ -17,3 +17,12 @@ def float64():
         yield
     finally:
         jax.config.update("jax_enable_x64", False)
+
+
+def pytest_configure(config):
+    # TensorFlow's EagerTensor.__array__ takes no `copy` argument, so NumPy 2
+    # warns on every conversion of one to an array (Keras' `convert_to_numpy`,
+    # `Model.predict`). The cause is in TensorFlow; ignore exactly that warning.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
+    )
