@@ -227,7 +227,12 @@ def add_parser(sub):
     from keras_neural_memory import cli
 
     reproduce = sub.add_parser("reproduce", help="run the paper's results table and its convergence plot")
-    reproduce.add_argument("--scale", choices=tuple(PLANS), default="quick", help="quick: a documented subset (see --help)")
+    reproduce.add_argument(
+        "--scale", choices=tuple(PLANS), default="quick",
+        help="the plan: quick = the three memories and the 2-layer LSTM at the default data scale, 1,500 batches "
+        "per run; default = every model, 3,000 batches; paper = every model at the paper's sizes (§4), 100,000 "
+        "batches (--epochs and --steps-per-epoch override the batches)",
+    )  # fmt: skip
     reproduce.add_argument("--tasks", help=f"comma-separated subset of {','.join(TASKS)}")
     reproduce.add_argument("--models", help=f"comma-separated subset of {','.join(ALL_MODELS)}")
     reproduce.add_argument("--hidden-size", type=cli.positive_int)
