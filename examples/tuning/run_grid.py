@@ -78,6 +78,7 @@ def main(argv=None):
         epochs=args.epochs,
         steps_per_epoch=args.steps_per_epoch,
         validation_steps=-(-args.validation_examples // 50),
+        shuffle=False,  # a stream of fresh examples; Keras warns that it ignores shuffle on a tf.data.Dataset
         verbose=1,
     )
     tuner.results_summary(num_trials=5)
