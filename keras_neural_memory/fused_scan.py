@@ -36,6 +36,7 @@ import keras
 from keras import ops
 
 from keras_neural_memory import backend_ops
+from keras_neural_memory import memory as memory_lib
 
 
 def memory_scan(cell, sequences, initial_states, mask=None, training=None, go_backwards=False, zero_output_for_mask=False):
@@ -150,7 +151,7 @@ class _Scan:
             in_capacity = ops.cast(count < capacity, keep.dtype)[:, None]
             index = self._write_index(count, capacity)
             new_values = self._add_at(values, index, pushed * (keep * in_capacity)[:, :, None])
-            new_reads = _per_end(lambda w: ops.einsum("bs,bsw->bw", w, new_values), read_weights)
+            new_reads = _per_end(lambda w: memory_lib.read(new_values, w), read_weights)
             overflowed = (count >= capacity)[:, None, None]
             new_reads = ops.where(overflowed, ops.full_like(new_reads, float("nan")), new_reads)
             new_reads = ops.reshape(new_reads, ops.shape(reads))
