@@ -36,7 +36,7 @@ setup(
         # TensorFlow 2.21 no longer pulls in TensorBoard; `train` writes its logs.
         "tensorboard",
     ],
-    entry_points={"console_scripts": ["neural-memory=keras_neural_memory.cli:main"]},
+    entry_points={"console_scripts": ["neural-memory=keras_neural_memory.experiments.cli:main"]},
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "dill", "jax[cpu]>=0.4.30", "nbmake>=1.5", "ipykernel"],
         "jax": ["jax>=0.4.30"],

@@ -36,6 +36,6 @@ for row in "${selected[@]}"; do
 done
 for row in "${selected[@]}"; do
   # shellcheck disable=SC2086  # the row's flags are meant to split
-  neural-memory reproduce --scale paper ${ROWS[$row]} --learning-rates "${LEARNING_RATES:-5e-3,1e-3}" \
+  neural-memory reproduce --plan paper ${ROWS[$row]} --learning-rates "${LEARNING_RATES:-5e-3,1e-3}" \
     --seeds "${SEEDS:-0}" --epochs 200 --steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir "$runs"
 done

@@ -10,6 +10,9 @@ script:
 * `keras_neural_memory.memory` and `keras_neural_memory.models`: the
   classes and functions they define whose names do not start with `_`;
 * every name in `tfds_tasks.__all__`;
+* the experiment application, `keras_neural_memory.experiments`: its
+  `__all__`, then the classes and functions each module of
+  `EXPERIMENT_MODULES` defines;
 * a module listed in one of those `__all__`s gets a section of its own
   with its public names (its `__all__`, or else the classes and functions
   it defines), and names already documented elsewhere link there.
@@ -36,6 +39,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "docs" / "api.md"
 OWN_PACKAGES = ("keras_neural_memory", "tfds_tasks")
+EXPERIMENT_MODULES = ("config", "data", "training", "evaluation", "reproduce", "hypermodel", "files", "callbacks")
 
 HEADER = """\
 # API reference
@@ -297,6 +301,11 @@ def collect_sections():
                 done.add(module.__name__)
                 members = public_members(module)
                 sections.append((module, [(f"{short(module)}.{name}", value) for name, value in members]))
+    experiments = importlib.import_module("keras_neural_memory.experiments")
+    sections.append((experiments, [(f"experiments.{name}", value) for name, value in public_members(experiments)]))
+    for name in EXPERIMENT_MODULES:
+        module = importlib.import_module(f"keras_neural_memory.experiments.{name}")
+        sections.append((module, [(f"{short(module)}.{member}", value) for member, value in own_functions_and_classes(module)]))
     return sections
 
 

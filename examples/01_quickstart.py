@@ -57,7 +57,8 @@ import keras
 import numpy as np
 
 import tfds_tasks
-from keras_neural_memory import CoarseAccuracy, FineAccuracy, MaskedAccuracy, MemoryRNN, StackCell, cli, models
+from keras_neural_memory import CoarseAccuracy, FineAccuracy, MaskedAccuracy, MemoryRNN, StackCell, models
+from keras_neural_memory.experiments import data, training
 
 # Keras warns that `fit(shuffle=True)` is ignored for a tf.data stream; the stream is freshly sampled anyway.
 warnings.filterwarnings("ignore", message=".*`shuffle=True` was passed.*")
@@ -116,13 +117,13 @@ for length in (24, 200):
 # ## 3. Train a Stack-LSTM on sequence reversal
 #
 # The data come from `tfds_tasks` through the helpers that `neural-memory
-# train` uses: `cli.task_setup` picks lengths and vocabulary, `cli.examples`
+# train` uses: `data.task_setup` picks lengths and vocabulary, `data.examples`
 # samples fresh examples from `tfds_tasks.stream` and lays each out as the
 # paper's joint sequence `<s> source ||| target </s>`, with a loss mask that
 # is 1 on the target symbols and `</s>` only.
 
 # %%
-setup = cli.task_setup("sequence_reversal", SETTINGS["scale"], train_lengths=SETTINGS["train"], test_lengths=SETTINGS["test"])
+setup = data.task_setup("sequence_reversal", SETTINGS["scale"], train_lengths=SETTINGS["train"], test_lengths=SETTINGS["test"])
 S, T = setup.source_vocab_size, setup.target_vocab_size
 example = next(iter(tfds_tasks.stream("sequence_reversal", seed=0, config=setup.settings)))
 print("source:", example["source"].numpy().tolist())
@@ -157,7 +158,7 @@ def build_reversal_model(hidden, width):
 keras.utils.set_random_seed(0)
 model = build_reversal_model(SETTINGS["hidden"], SETTINGS["width"])
 print(f"{model.count_params():,} parameters")
-train = cli.examples(setup, "train", None, seed=0, batch_size=10)  # endless (inputs, targets, loss_mask) batches
+train = data.examples(setup, "train", None, seed=0, batch_size=10)  # endless (inputs, targets, loss_mask) batches
 start = time.perf_counter()
 history = model.fit(train, epochs=SETTINGS["epochs"], steps_per_epoch=SETTINGS["steps"], verbose=2)
 print(f"{SETTINGS['epochs'] * SETTINGS['steps']} batches in {time.perf_counter() - start:.0f} s")
@@ -165,14 +166,14 @@ print(f"{SETTINGS['epochs'] * SETTINGS['steps']} batches in {time.perf_counter()
 # %% [markdown]
 # Accuracy on fresh examples at the training lengths, at the test lengths
 # (longer than any training string) and at a still longer range.
-# `cli.measure` is `model.evaluate` on a fresh sample.
+# `training.measure` is `model.evaluate` on a fresh sample.
 
 # %%
-long_setup = cli.task_setup("sequence_reversal", SETTINGS["scale"], train_lengths=SETTINGS["train"], test_lengths=SETTINGS["long"])
+long_setup = data.task_setup("sequence_reversal", SETTINGS["scale"], train_lengths=SETTINGS["train"], test_lengths=SETTINGS["long"])
 rows = [
-    ("train", SETTINGS["train"], cli.measure(model, setup, "train", SETTINGS["examples"], 1000, 50)),
-    ("test", SETTINGS["test"], cli.measure(model, setup, "test", SETTINGS["examples"], 1000, 50)),
-    ("longer", SETTINGS["long"], cli.measure(model, long_setup, "test", SETTINGS["examples"], 1000, 50)),
+    ("train", SETTINGS["train"], training.measure(model, setup, "train", SETTINGS["examples"], 1000, 50)),
+    ("test", SETTINGS["test"], training.measure(model, setup, "test", SETTINGS["examples"], 1000, 50)),
+    ("longer", SETTINGS["long"], training.measure(model, long_setup, "test", SETTINGS["examples"], 1000, 50)),
 ]
 print(f"{'split':8s}{'lengths':>9s}{'coarse':>8s}{'fine':>8s}{'per-symbol':>12s}")
 for name, (low, high), acc in rows:
@@ -192,7 +193,7 @@ for name, (low, high), acc in rows:
 # float rounding (the two shapes are two different compiled programs):
 
 # %%
-batch_inputs, batch_targets, batch_weights = next(iter(cli.examples(setup, "test", 4, seed=7, batch_size=4)))
+batch_inputs, batch_targets, batch_weights = next(iter(data.examples(setup, "test", 4, seed=7, batch_size=4)))
 batch_inputs = batch_inputs.numpy()
 length = int((batch_inputs[0] > 0).sum())
 alone = model.predict(batch_inputs[:1, :length], verbose=0)

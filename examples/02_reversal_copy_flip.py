@@ -38,7 +38,7 @@
 # runs; its numbers mean nothing. `default` (the stored outputs) is the data scale of
 # `neural-memory train`'s default (training source lengths 8-16, test lengths
 # 17-32, 32 symbols, hidden size 64, memory width 32) with 1,500 batches per
-# model, the budget of `neural-memory reproduce --scale quick`
+# model, the budget of `neural-memory reproduce --plan quick`
 # (`docs/results.md`).
 
 # %%
@@ -81,7 +81,8 @@ from IPython.display import Markdown, display
 from matplotlib.figure import Figure
 
 import tfds_tasks
-from keras_neural_memory import cli, models, plot_convergence, plot_length_generalisation, plot_memory_trace
+from keras_neural_memory import models, plot_convergence, plot_length_generalisation, plot_memory_trace
+from keras_neural_memory.experiments import data, training
 
 # Keras warns that `fit(shuffle=True)` is ignored for a tf.data stream; the stream is freshly sampled anyway.
 warnings.filterwarnings("ignore", message=".*`shuffle=True` was passed.*")
@@ -91,9 +92,9 @@ print("Keras", keras.__version__, "backend:", keras.backend.backend())
 # ## Training
 #
 # Data, optimiser and metrics are those of `neural-memory train`:
-# `cli.examples` samples fresh examples from `tfds_tasks.stream` (the papers
+# `data.examples` samples fresh examples from `tfds_tasks.stream` (the papers
 # train on an unbounded stream) as joint sequences `<s> source ||| target
-# </s>`, and `cli.compile_model` compiles with RMSProp (learning rate 5e-3),
+# </s>`, and `training.compile_model` compiles with RMSProp (learning rate 5e-3),
 # gradient clipping at 1, XLA, and coarse / fine / per-symbol accuracy
 # weighted by the loss mask. Every model starts from seed 0.
 
@@ -102,7 +103,7 @@ def setup_for(task, test_lengths=None):
     low, high = test_lengths or SETTINGS["test"]
     if task == "bigram_flip":  # flipping needs even lengths
         low, high = low + low % 2, high - high % 2
-    return cli.task_setup(task, SETTINGS["scale"], train_lengths=SETTINGS["train"], test_lengths=(low, high))
+    return data.task_setup(task, SETTINGS["scale"], train_lengths=SETTINGS["train"], test_lengths=(low, high))
 
 
 trained, histories, accuracy = {}, {}, {}
@@ -115,12 +116,12 @@ for task, memories in SETTINGS["runs"].items():
             setup.source_vocab_size, setup.target_vocab_size, memory=memory,
             hidden_size=SETTINGS["hidden"], memory_width=SETTINGS["width"], lstm_layers=2,
         )
-        cli.compile_model(model, 5e-3, jit_compile=True)
+        training.compile_model(model, 5e-3, jit_compile=True)
         start = time.perf_counter()
-        history = model.fit(cli.examples(setup, "train", None, 0, 10), epochs=SETTINGS["epochs"], steps_per_epoch=SETTINGS["steps"], verbose=0)
+        history = model.fit(data.examples(setup, "train", None, 0, 10), epochs=SETTINGS["epochs"], steps_per_epoch=SETTINGS["steps"], verbose=0)
         seconds = time.perf_counter() - start
         trained[task, memory], histories[task, memory] = model, history
-        accuracy[task, memory] = {split: cli.measure(model, setup, split, SETTINGS["examples"], 1000, 50) for split in ("train", "test")}
+        accuracy[task, memory] = {split: training.measure(model, setup, split, SETTINGS["examples"], 1000, 50) for split in ("train", "test")}
         print(f"{task:18s} {LABELS[memory]:16s} {model.count_params():7,d} parameters, "
               f"{SETTINGS['epochs'] * SETTINGS['steps']} batches in {seconds:4.0f} s", flush=True)
 print(f"all models: {(time.perf_counter() - start_all) / 60:.1f} min")
@@ -128,7 +129,7 @@ print(f"all models: {(time.perf_counter() - start_all) / 60:.1f} min")
 # %% [markdown]
 # ## Accuracy at the training lengths and beyond
 #
-# On fresh examples (`cli.measure`), at the training lengths and at the
+# On fresh examples (`training.measure`), at the training lengths and at the
 # longer test lengths, which no model saw during training:
 
 # %%
@@ -178,7 +179,7 @@ sweeps = {}
 start = time.perf_counter()
 for (task, memory), model in trained.items():
     sweeps[task, memory] = [
-        {"length": length, **cli.measure(model, setup_for(task, (length, length)), "test", SETTINGS["sweep_examples"], 2000, 50)}
+        {"length": length, **training.measure(model, setup_for(task, (length, length)), "test", SETTINGS["sweep_examples"], 2000, 50)}
         for length in SETTINGS["sweep"]
     ]
 print(f"sweeps over lengths {list(SETTINGS['sweep'])}: {time.perf_counter() - start:.0f} s")
@@ -218,7 +219,7 @@ figure
 def joint_example(task, length, seed=5):
     """One example's joint input ids, and the names of the input and output ids."""
     setup = setup_for(task)
-    data = tfds_tasks.generators.make_task(task, setup.settings.train, setup.settings.vocab_size)
+    vocabularies = tfds_tasks.generators.make_task(task, setup.settings.train, setup.settings.vocab_size)
     rng = np.random.default_rng(seed)
     source = rng.integers(0, setup.source_vocab_size, length)
     target = {"sequence_reversal": source[::-1], "sequence_copy": source}.get(task)
@@ -226,8 +227,8 @@ def joint_example(task, length, seed=5):
         target = source.reshape(-1, 2)[:, ::-1].reshape(-1)
     joint = tfds_tasks.make_joint_sequence(source, target, setup.source_vocab_size, setup.target_vocab_size)
     # Target symbols fed back as input are named "tgt:y5"; the trace's narrow columns read better as "y5".
-    input_names = [name.removeprefix("tgt:") for name in tfds_tasks.joint.input_vocab(data.source_vocab, data.target_vocab)]
-    output_names = tfds_tasks.joint.output_vocab(data.target_vocab)
+    input_names = [name.removeprefix("tgt:") for name in tfds_tasks.joint.input_vocab(vocabularies.source_vocab, vocabularies.target_vocab)]
+    output_names = tfds_tasks.joint.output_vocab(vocabularies.target_vocab)
     return joint["inputs"], input_names, output_names
 
 

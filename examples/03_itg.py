@@ -65,7 +65,9 @@ import tensorflow as tf
 import tensorflow_datasets as tfds
 
 import tfds_tasks  # registers the TFDS builders
-from keras_neural_memory import cli, models
+from keras_neural_memory import models
+from keras_neural_memory.experiments import training
+from keras_neural_memory.experiments.data import pad_to_bucket
 
 tfds.disable_progress_bar()
 absl.logging.set_verbosity(absl.logging.ERROR)  # TFDS logs each custom config it builds
@@ -133,9 +135,9 @@ for task, (splits, info) in data.items():
 # The model reads the paper's joint sequence `<s> source ||| target </s>`
 # (`tfds_tasks.training_map_fn` maps a TFDS example to it) and is trained
 # on the target symbols and `</s>` only. Batches are padded to a multiple of
-# 16 steps with `cli._pad_to_bucket`, as `neural-memory train` does, so that
+# 16 steps with `pad_to_bucket`, as `neural-memory train` does, so that
 # the compiled step sees only a few shapes. Optimiser and metrics are those
-# of `neural-memory train` (`cli.compile_model`: RMSProp 5e-3, clipping at
+# of `neural-memory train` (`training.compile_model`: RMSProp 5e-3, clipping at
 # 1, coarse / fine / per-symbol accuracy).
 
 # %%
@@ -145,7 +147,7 @@ def batches(split, S, T, batch_size, shuffle_seed=None):
         ds = ds.shuffle(10_000, seed=shuffle_seed).repeat()
     ds = ds.map(tfds_tasks.training_map_fn(S, T, "joint"))
     ds = ds.map(lambda e: (e["inputs"], e["targets"], e["loss_mask"])).padded_batch(batch_size)
-    return ds.map(cli._pad_to_bucket).prefetch(2)
+    return ds.map(pad_to_bucket).prefetch(2)
 
 
 def train_task(task):
@@ -153,7 +155,7 @@ def train_task(task):
     S, T = tfds_tasks.vocab_sizes(info)
     keras.utils.set_random_seed(0)
     model = models.build_transducer(S, T, memory=SETTINGS["memory"], hidden_size=SETTINGS["hidden"], memory_width=SETTINGS["width"])
-    cli.compile_model(model, 5e-3, jit_compile=True)
+    training.compile_model(model, 5e-3, jit_compile=True)
     start = time.perf_counter()
     history = model.fit(batches(splits["train"], S, T, 10, shuffle_seed=0), epochs=SETTINGS["epochs"], steps_per_epoch=SETTINGS["steps"], verbose=0)
     seconds = time.perf_counter() - start

@@ -19,8 +19,8 @@
 # Grefenstette et al. (2015, §4.4) pick each model from a grid: the model
 # (1-, 2-, 4- or 8-layer LSTM, Stack-, Queue- or DeQue-LSTM) × hidden size
 # {256, 512} × learning rate {5e-3, 1e-3, 5e-4, 1e-4, 5e-5}, 70 trials.
-# `examples/tuning/hypermodel.py` has that grid as a `kt.HyperModel`
-# (`TransducerHyperModel`), and `examples/tuning/run_grid.py` runs it with
+# `keras_neural_memory.experiments.hypermodel` has that grid as a
+# `kt.HyperModel` (`TransducerHyperModel`), and `examples/tuning/run_grid.py` runs it with
 # `kt.GridSearch` from the command line (its docstring also shows
 # keras-tuner's chief/worker variables for distributed tuning).
 #
@@ -54,8 +54,6 @@ SETTINGS = {
 print(f"NEURAL_MEMORY_EXAMPLES={MODE}: {SETTINGS}")
 
 # %%
-import pathlib
-import sys
 import tempfile
 import time
 import warnings
@@ -66,12 +64,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from keras_neural_memory import cli
-
-# The HyperModel lives next to this notebook, in examples/tuning/.
-TUNING = next(p for p in (pathlib.Path("tuning"), pathlib.Path("examples/tuning")) if (p / "hypermodel.py").exists())
-sys.path.insert(0, str(TUNING.resolve()))
-from hypermodel import PAPER_HIDDEN_SIZES, PAPER_LEARNING_RATES, PAPER_MODELS, TransducerHyperModel  # noqa: E402
+from keras_neural_memory.experiments import data
+from keras_neural_memory.experiments.config import PAPER_HIDDEN_SIZES, PAPER_LEARNING_RATES, PAPER_MODELS
+from keras_neural_memory.experiments.hypermodel import TransducerHyperModel
 
 # Keras warns that `fit(shuffle=True)` is ignored for a tf.data stream; the stream is freshly sampled anyway.
 warnings.filterwarnings("ignore", message=".*`shuffle=True` was passed.*")
@@ -87,13 +82,13 @@ print("the paper's grid:", PAPER_MODELS, PAPER_HIDDEN_SIZES, PAPER_LEARNING_RATE
 # HyperModel, with validation coarse accuracy as the objective. keras-tuner
 # cannot tell the direction of a metric it does not know, so the objective
 # says `direction="max"`. Training reads the endless stream of fresh
-# examples that `neural-memory train` uses (`cli.examples`); validation is a
+# examples that `neural-memory train` uses (`data.examples`); validation is a
 # fixed sample at the training lengths. The project goes to a temporary
 # directory with `overwrite=True` (keras-tuner would otherwise resume an old
 # project silently).
 
 # %%
-setup = cli.task_setup("sequence_reversal", SETTINGS["scale"])
+setup = data.task_setup("sequence_reversal", SETTINGS["scale"])
 hypermodel = TransducerHyperModel(
     setup.source_vocab_size,
     setup.target_vocab_size,
@@ -115,8 +110,8 @@ tuner.search_space_summary()
 
 # %%
 keras.utils.set_random_seed(0)
-train = cli.examples(setup, "train", None, seed=0, batch_size=10)
-validation = cli.examples(setup, "validation", SETTINGS["validation"], seed=1000, batch_size=50)
+train = data.examples(setup, "train", None, seed=0, batch_size=10)
+validation = data.examples(setup, "validation", SETTINGS["validation"], seed=1000, batch_size=50)
 start = time.perf_counter()
 tuner.search(
     train,

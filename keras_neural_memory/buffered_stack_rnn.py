@@ -1,13 +1,12 @@
 """`BufferedStackRNN`: Hao et al. (2018)'s buffered stack network (§2.3)."""
 
-import numbers
-
 import keras
 from keras import ops
 from keras.saving import register_keras_serializable
 
 from keras_neural_memory import memory as memory_lib
 from keras_neural_memory.stack_cell import StackCell
+from keras_neural_memory.validation import check_positive_int, check_real
 
 
 def binary_strength_penalty(strengths):
@@ -19,21 +18,6 @@ def binary_strength_penalty(strengths):
     """
     term = 3.25 * strengths - 1.625
     return 1.0 / (1.0 + term**12)
-
-
-def _check_positive_int(name, value, allow_none=False):
-    if allow_none and value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        expected = "a positive integer or None" if allow_none else "a positive integer"
-        raise ValueError(f"`{name}` must be {expected}; received {name}={value!r}.")
-
-
-def _check_real(name, value, minimum=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a real number; received {name}={value!r}.")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"`{name}` must be >= {minimum}; received {name}={value!r}.")
 
 
 class _BufferedCell(keras.layers.Layer):
@@ -279,8 +263,8 @@ class BufferedStackRNN(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        _check_positive_int("steps_per_input", steps_per_input)
-        _check_positive_int("num_steps", num_steps, allow_none=True)
+        check_positive_int("steps_per_input", steps_per_input)
+        check_positive_int("num_steps", num_steps, allow_none=True)
         if not isinstance(buffered, bool):
             raise TypeError(f"`buffered` must be True or False; received buffered={buffered!r}.")
         if not buffered and (steps_per_input != 1 or num_steps is not None):
@@ -301,8 +285,8 @@ class BufferedStackRNN(keras.layers.Layer):
             ("pop_bias_init", pop_bias_init),
             ("push_bias_init", push_bias_init),
         ):
-            _check_real(name, value)
-        _check_real("strength_regularization", strength_regularization, minimum=0.0)
+            check_real(name, value)
+        check_real("strength_regularization", strength_regularization, minimum=0.0)
         # The stack cell validates the controller, the sizes and the biases,
         # and names the bad argument; its output carries y_t and, buffered,
         # the logits of i_t and o_t (hence linear: activations are applied here).
@@ -419,7 +403,7 @@ class BufferedStackRNN(keras.layers.Layer):
 
     def call(self, inputs, mask=None, training=None, output_length=None):
         if output_length is not None:
-            _check_positive_int("output_length", output_length)
+            check_positive_int("output_length", output_length)
         final, counted = self._run(inputs, mask=mask, training=training)
         if self.strength_regularization > 0:
             gates = 4 if self.buffered else 2

@@ -40,6 +40,8 @@ import math
 from keras import ops
 from keras.saving import register_keras_serializable
 
+from keras_neural_memory.validation import check_positive_int
+
 __all__ = ["MemoryState", "NeuralStack", "NeuralQueue", "NeuralDeque"]
 
 MemoryState = collections.namedtuple("MemoryState", ["values", "strengths", "written"])
@@ -203,19 +205,14 @@ def _write(values, strengths, slots, pushed, push):
 # --------------------------------------------------------------------------
 
 
-def _check_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"`{name}` must be a positive integer; received {name}={value!r}.")
-
-
 class _NeuralMemory:
     """Shared base: validation, state layout and inspection."""
 
     slots_per_step = 1  # also the number of ends the memory is used from
 
     def __init__(self, width, capacity):
-        _check_positive_int("width", width)
-        _check_positive_int("capacity", capacity)
+        check_positive_int("width", width)
+        check_positive_int("capacity", capacity)
         self.width = width
         self.capacity = capacity
 

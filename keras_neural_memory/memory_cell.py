@@ -1,6 +1,5 @@
 """The shared base of `StackCell`, `QueueCell` and `DequeCell`."""
 
-import numbers
 import re
 import textwrap
 
@@ -9,6 +8,7 @@ from keras import ops
 from keras import tree
 
 from keras_neural_memory import memory as memory_lib
+from keras_neural_memory.validation import check_positive_int, check_real
 
 DEFAULT_CAPACITY = 256
 
@@ -38,13 +38,6 @@ def _cells_with_dropout(cell):
     for inner in getattr(cell, "cells", []):
         found.extend(_cells_with_dropout(inner))
     return found
-
-
-def _check_positive_int_or_none(name, value):
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"`{name}` must be a positive integer or None; received {name}={value!r}.")
 
 
 # The `Args:` and `Call arguments:` sections shared by `MemoryCell` and its
@@ -177,8 +170,8 @@ class MemoryCell(keras.layers.Layer):
                 "controller with dropout=0 and recurrent_dropout=0, and put a "
                 "`keras.layers.Dropout` on the RNN's inputs or outputs instead."
             )
-        _check_positive_int_or_none("output_size", output_size)
-        _check_positive_int_or_none("memory_width", memory_width)
+        check_positive_int("output_size", output_size, allow_none=True)
+        check_positive_int("memory_width", memory_width, allow_none=True)
         if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity <= 0:
             raise ValueError(
                 f"`capacity` must be a positive integer (steps the memory can hold); "
@@ -186,8 +179,7 @@ class MemoryCell(keras.layers.Layer):
                 "each input instead."
             )
         for name, value in (("pop_bias_init", pop_bias_init), ("push_bias_init", push_bias_init)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"`{name}` must be a real number; received {name}={value!r}.")
+            check_real(name, value)
         controller_size = _controller_output_size(controller)
         output_size = output_size or controller_size
         memory_width = memory_width or controller_size

@@ -21,24 +21,15 @@ from keras_neural_memory.memory_cell import MemoryCell
 from keras_neural_memory.memory_rnn import MemoryRNN
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
+from keras_neural_memory.validation import check_choice, check_positive_int
 
 MEMORY_CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
 MEMORY_KINDS = ("stack", "queue", "deque", "lstm")
+CONTROLLERS = ("lstm", "linear")
 
-# The joint layout's ids (see `tfds_tasks.joint`): inputs 0 pad, 1 <s>, 2 |||,
-# 3+i source symbol i, 3+S+j target symbol j; outputs 0 pad, 1 </s>, 2+j.
-_BOS, _SEP, _EOS = 1, 2, 1
-_INPUT_SPECIALS, _OUTPUT_SPECIALS = 3, 2
-
-
-def _check_positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"`{name}` must be a positive integer; received {name}={value!r}.")
-
-
-def _check_memory(memory):
-    if memory not in MEMORY_KINDS:
-        raise ValueError(f"Unknown `memory`={memory!r}; expected one of {MEMORY_KINDS}.")
+# The input and output ids of both layouts have one definition,
+# `tfds_tasks.joint`. It is imported where it is used: importing
+# `tfds_tasks` imports TensorFlow, which a JAX user of the cells need not load.
 
 
 def build_transducer(
@@ -87,7 +78,7 @@ def build_transducer(
                   weighted_metrics=[CoarseAccuracy(), FineAccuracy()])
     ```
     """
-    _check_memory(memory)
+    check_choice("memory", memory, MEMORY_KINDS)
     for arg, value in (
         ("source_vocab_size", source_vocab_size),
         ("target_vocab_size", target_vocab_size),
@@ -96,10 +87,12 @@ def build_transducer(
         ("lstm_layers", lstm_layers),
         ("embedding_dim", embedding_dim),
     ):
-        _check_positive(arg, value)
+        check_positive_int(arg, value)
+    from tfds_tasks import joint
+
     inputs = keras.Input((None,), dtype="int32", name="joint_ids")
     x = keras.layers.Embedding(
-        _INPUT_SPECIALS + source_vocab_size + target_vocab_size, embedding_dim, mask_zero=True, name="embedding"
+        joint.input_vocab_size(source_vocab_size, target_vocab_size), embedding_dim, mask_zero=True, name="embedding"
     )(inputs)
     if memory == "lstm":
         for i in range(lstm_layers):
@@ -111,7 +104,7 @@ def build_transducer(
         )
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
         default_name = f"{memory}_lstm_{hidden_size}"
-    logits = keras.layers.Dense(_OUTPUT_SPECIALS + target_vocab_size, name="logits")(x)
+    logits = keras.layers.Dense(joint.output_vocab_size(target_vocab_size), name="logits")(x)
     return keras.Model(inputs, logits, name=name or default_name)
 
 
@@ -157,22 +150,24 @@ def build_hao_model(
     model = build_hao_model(2, 2, controller="linear", memory_width=6)
     ```
     """
-    if controller not in ("lstm", "linear"):
-        raise ValueError(f"Unknown `controller`={controller!r}; expected 'lstm' or 'linear'.")
+    check_choice("controller", controller, CONTROLLERS)
     for arg, value in (
         ("source_vocab_size", source_vocab_size),
         ("target_vocab_size", target_vocab_size),
         ("hidden_size", hidden_size),
         ("memory_width", memory_width),
     ):
-        _check_positive(arg, value)
-    outputs = 1 + target_vocab_size
+        check_positive_int(arg, value)
+    from tfds_tasks import joint
+
+    outputs = joint.output_vocab_size(target_vocab_size, "aligned")
+    input_ids = joint.input_vocab_size(source_vocab_size, target_vocab_size, "aligned")
     inputs = keras.Input((None,), dtype="int32", name="ids")
     # A frozen identity embedding is a one-hot encoding that also masks the
     # padding id 0, and saves without a Lambda layer.
     x = keras.layers.Embedding(
-        1 + source_vocab_size,
-        1 + source_vocab_size,
+        input_ids,
+        input_ids,
         embeddings_initializer="identity",
         trainable=False,
         mask_zero=True,
@@ -240,8 +235,10 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
     # [[2, 9, 5]] for a model trained on sequence reversal
     ```
     """
+    from tfds_tasks import joint
+
     embedding, rnn_layers, output_layer = _recurrent_layers(model)
-    expected_inputs = _INPUT_SPECIALS + source_vocab_size + target_vocab_size
+    expected_inputs = joint.input_vocab_size(source_vocab_size, target_vocab_size)
     if embedding.input_dim != expected_inputs:
         raise ValueError(
             f"The model reads {embedding.input_dim} input ids, but source_vocab_size={source_vocab_size} "
@@ -253,7 +250,8 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
         if any(s < 0 or s >= source_vocab_size for s in source):
             raise ValueError(f"`sources` ids must lie in [0, {source_vocab_size}); received {source}.")
         limit = max_target_length if max_target_length is not None else 2 * len(source) + 8
-        prefix = [_BOS] + [_INPUT_SPECIALS + s for s in source] + [_SEP]
+        # `<s> source |||`, as joint-layout ids.
+        prefix = joint.make_joint_sequence(source, [], source_vocab_size, target_vocab_size)["inputs"].tolist()
         steps = len(prefix) + limit + 1
         states = [
             layer.cell.get_initial_state(batch_size=1, capacity=steps)
@@ -276,11 +274,13 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
             logits, states = step(token, states)
         target = []
         while len(target) < limit:
-            predicted = int(np.argmax(logits))
-            if predicted == _EOS or predicted < _OUTPUT_SPECIALS:
+            emitted = joint.target_ids_from_outputs([int(np.argmax(logits))])
+            if not emitted:  # </s> or the padding id
                 break
-            target.append(predicted - _OUTPUT_SPECIALS)
-            logits, states = step(_INPUT_SPECIALS + source_vocab_size + target[-1], states)
+            target.extend(emitted)
+            # The emitted symbol's input id: the last input of `<s> ||| symbol </s>`.
+            fed_back = joint.make_joint_sequence([], emitted, source_vocab_size, target_vocab_size)["inputs"][-1]
+            logits, states = step(int(fed_back), states)
         results.append(target)
     return results
 

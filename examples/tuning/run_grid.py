@@ -21,24 +21,29 @@ and a `--directory` the chief and workers share.
 
 import argparse
 import pathlib
-import sys
 
 import keras_tuner as kt
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from hypermodel import PAPER_HIDDEN_SIZES, PAPER_LEARNING_RATES, PAPER_MODELS, TransducerHyperModel  # noqa: E402
-
-from keras_neural_memory import cli  # noqa: E402
+from keras_neural_memory.experiments import data
+from keras_neural_memory.experiments.cli import positive_int
+from keras_neural_memory.experiments.config import (
+    PAPER_HIDDEN_SIZES,
+    PAPER_LEARNING_RATES,
+    PAPER_MODELS,
+    SCALES,
+    UsageError,
+)
+from keras_neural_memory.experiments.hypermodel import TransducerHyperModel
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default="sequence_reversal")
-    parser.add_argument("--scale", choices=tuple(cli.SCALES), default="default", help="data lengths and vocabulary")
+    parser.add_argument("--scale", choices=tuple(SCALES), default="default", help="data lengths and vocabulary")
     parser.add_argument("--quick", action="store_true", help="a 2-trial grid of tiny models for a smoke run")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--steps-per-epoch", type=int, default=1000)
-    parser.add_argument("--validation-examples", type=int, default=500)
+    parser.add_argument("--epochs", type=positive_int, default=10)
+    parser.add_argument("--steps-per-epoch", type=positive_int, default=1000)
+    parser.add_argument("--validation-examples", type=positive_int, default=500)
     parser.add_argument("--directory", default="tuning")
     parser.add_argument("--project", help="default: grid-TASK-SCALE")
     parser.add_argument("--overwrite", action="store_true", help="start the project again instead of resuming it")
@@ -52,8 +57,8 @@ def main(argv=None):
     else:
         grid = dict(models=PAPER_MODELS, hidden_sizes=PAPER_HIDDEN_SIZES, learning_rates=PAPER_LEARNING_RATES)
     try:
-        setup = cli.task_setup(args.task, args.scale)
-    except cli.CliError as error:
+        setup = data.task_setup(args.task, args.scale)
+    except UsageError as error:
         parser.error(str(error))
     if setup.layout != "joint":
         parser.error(f"the paper's grid is for the Grefenstette et al. tasks; {args.task} is a Hao et al. task")
@@ -70,8 +75,8 @@ def main(argv=None):
         overwrite=args.overwrite,
         seed=args.seed,
     )
-    train = cli.examples(setup, "train", None, args.seed, 10)  # endless, as in the paper
-    validation = cli.examples(setup, "validation", args.validation_examples, args.seed + 1000, 50)
+    train = data.examples(setup, "train", None, args.seed, 10)  # endless, as in the paper
+    validation = data.examples(setup, "validation", args.validation_examples, args.seed + 1000, 50)
     tuner.search(
         train,
         validation_data=validation,

@@ -14,7 +14,7 @@ TINY = ["--scale", "quick", "--epochs", "2", "--steps-per-epoch", "5", "--eval-e
 def run(*args, timeout=300):
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     return subprocess.run(
-        [sys.executable, "-m", "keras_neural_memory.cli", *args],
+        [sys.executable, "-m", "keras_neural_memory.experiments.cli", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -57,7 +57,7 @@ def test_evaluate_sweeps_lengths_and_plots(trained, tmp_path):
 
 
 def test_evaluate_rejects_a_model_of_another_scale(trained, capsys):
-    from keras_neural_memory import cli
+    from keras_neural_memory.experiments import cli
 
     out, _ = trained
     status = cli.main(["evaluate", "--model", str(out / "model.keras"), "--task", "sequence_reversal", "--scale", "default"])
@@ -67,7 +67,7 @@ def test_evaluate_rejects_a_model_of_another_scale(trained, capsys):
 
 
 def test_evaluate_reads_the_task_from_the_run_and_refuses_another(trained, tmp_path, capsys):
-    from keras_neural_memory import cli
+    from keras_neural_memory.experiments import cli
 
     out, _ = trained
     status = cli.main(["evaluate", "--model", str(out), "--task", "sequence_copy"])
@@ -94,7 +94,7 @@ def test_evaluate_takes_the_run_directory(trained, tmp_path):
 
 @pytest.mark.parametrize("content", [b"", b"PK\x03\x04 truncated"])
 def test_evaluate_names_an_incomplete_model_file(tmp_path, capsys, content):
-    from keras_neural_memory import cli
+    from keras_neural_memory.experiments import cli
 
     (tmp_path / "model.keras").write_bytes(content)
     assert cli.main(["evaluate", "--model", str(tmp_path), "--task", "sequence_reversal"]) == 2
@@ -107,7 +107,7 @@ def test_killed_training_resumes_from_its_backup(tmp_path):
             "--steps-per-epoch", "40", "--eval-examples", "10", "--verbose", "2", "--output-dir", str(tmp_path)]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONUNBUFFERED": "1"}
     first = subprocess.Popen(
-        [sys.executable, "-m", "keras_neural_memory.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+        [sys.executable, "-m", "keras_neural_memory.experiments.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
     )
     seen = []
     for line in first.stdout:
@@ -132,7 +132,7 @@ def _train_args(out, *extra):
 
 
 def test_a_finished_run_is_recognised_not_retrained(tmp_path, capsys):
-    from keras_neural_memory import cli
+    from keras_neural_memory.experiments import cli
 
     assert cli.main(_train_args(tmp_path)) == 0
     results = (tmp_path / "results.json").read_text()
@@ -155,9 +155,10 @@ def test_a_finished_run_is_recognised_not_retrained(tmp_path, capsys):
 @pytest.mark.parametrize("interrupted", ["save_model_atomically", "measure"])
 def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, monkeypatch, capsys, interrupted):
     """Killed while saving the model or evaluating it: the backup survives, no epoch is retrained."""
-    from keras_neural_memory import cli
+    from keras_neural_memory.experiments import cli, files, training
 
-    original = getattr(cli, interrupted)
+    module = files if interrupted == "save_model_atomically" else training
+    original = getattr(module, interrupted)
 
     def killed(*args, **kwargs):
         if interrupted == "save_model_atomically":
@@ -165,12 +166,12 @@ def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, m
             raise KeyboardInterrupt  # ... and the process died before the rename
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, interrupted, killed)
+    monkeypatch.setattr(module, interrupted, killed)
     with pytest.raises(KeyboardInterrupt):
         cli.main(_train_args(tmp_path, "--verbose", "2"))
     assert not (tmp_path / "results.json").exists()
     assert (tmp_path / "backup").is_dir()
-    monkeypatch.setattr(cli, interrupted, original)
+    monkeypatch.setattr(module, interrupted, original)
     capsys.readouterr()
     assert cli.main(_train_args(tmp_path, "--verbose", "2")) == 0
     out = capsys.readouterr().out
@@ -182,11 +183,11 @@ def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, m
 
 
 def test_each_epoch_has_its_own_examples_so_a_resumed_run_sees_the_same_data():
-    from keras_neural_memory import cli
+    from keras_neural_memory.experiments import data
 
-    setup = cli.task_setup("sequence_copy", "quick")
-    from_start = list(cli.training_batches(setup, seed=0, batch_size=4, first_epoch=0, steps=2).take(4))
-    resumed = list(cli.training_batches(setup, seed=0, batch_size=4, first_epoch=1, steps=2).take(2))
+    setup = data.task_setup("sequence_copy", "quick")
+    from_start = list(data.training_batches(setup, seed=0, batch_size=4, first_epoch=0, steps=2).take(4))
+    resumed = list(data.training_batches(setup, seed=0, batch_size=4, first_epoch=1, steps=2).take(2))
     for a, b in zip(from_start[2:], resumed):
         np.testing.assert_array_equal(a[0], b[0])
     assert not np.array_equal(from_start[0][0], from_start[2][0])
@@ -232,13 +233,13 @@ def test_stop_when_learned_counts_consecutive_epochs_across_a_resume(tmp_path):
         (["train", "--task", "sequence_copy", "--hidden-size", "-5"], "must be a positive integer"),
         (["train", "--task", "sequence_copy", "--batch-size", "0"], "must be a positive integer"),
         (["train", "--task", "sequence_copy", "--eval-examples", "0"], "must be a positive integer"),
-        (["train", "--task", "sequence_copy", "--stop-at-coarse", "1.5"], "must be at most 1"),
+        (["train", "--task", "sequence_copy", "--stop-at-coarse", "1.5"], "--stop-at-coarse: must be a finite number above 0 and <= 1, not 1.5"),
         (["evaluate", "--model", "m.keras", "--task", "sequence_copy", "--sweep-step", "0"], "must be a positive integer"),
     ],
 )
 def test_bad_input_gives_a_message_not_a_traceback(args, message, capsys):
     # In-process (a subprocess per case would mostly time TensorFlow's import).
-    from keras_neural_memory import cli
+    from keras_neural_memory.experiments import cli
 
     try:
         status = cli.main(args)
@@ -260,7 +261,7 @@ def test_train_mirrors_over_two_logical_cpu_devices(tmp_path):
 import sys, tensorflow as tf
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-from keras_neural_memory import cli
+from keras_neural_memory.experiments import cli
 sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "stack", "--scale", "quick",
                    "--epochs", "1", "--steps-per-epoch", "4", "--eval-examples", "10", "--verbose", "0",
                    "--output-dir", {str(tmp_path)!r}]))
@@ -275,7 +276,7 @@ sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "stack", 
 def test_train_shards_batches_over_two_jax_devices(tmp_path):
     script = f"""
 import sys
-from keras_neural_memory import cli
+from keras_neural_memory.experiments import cli
 sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "queue", "--scale", "quick",
                    "--epochs", "1", "--steps-per-epoch", "4", "--eval-examples", "10", "--verbose", "0",
                    "--output-dir", {str(tmp_path)!r}]))
@@ -296,7 +297,7 @@ sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "queue", 
 
 
 def test_reproduce_writes_table_beside_the_paper_and_convergence_plot(tmp_path, capsys):
-    from keras_neural_memory import cli
+    from keras_neural_memory.experiments import cli
 
     args = ["reproduce", "--tasks", "sequence_copy", "--models", "queue,lstm1", "--epochs", "2",
             "--steps-per-epoch", "3", "--eval-examples", "10", "--output-dir", str(tmp_path)]
@@ -322,7 +323,7 @@ def test_reproduce_writes_table_beside_the_paper_and_convergence_plot(tmp_path, 
 
 
 def test_reproduce_rejects_unknown_models(capsys):
-    from keras_neural_memory import cli
+    from keras_neural_memory.experiments import cli
 
     assert cli.main(["reproduce", "--models", "stack,tape"]) == 2
     assert "unknown model 'tape'" in capsys.readouterr().err

@@ -93,3 +93,21 @@ def test_vocab_names_line_up_with_ids():
     assert [names[i] for i in seq["inputs"]] == ["<s>", "x1", "|||", "tgt:y0"]
     out = joint.output_vocab(["y0"])
     assert [out[i] for i in seq["targets"][seq["loss_mask"] > 0]] == ["y0", "</s>"]
+
+
+@pytest.mark.parametrize("name", ["itg_svo_sov", "sequence_copy", "cumulative_xor"])
+def test_model_ids_keep_zero_for_padding_although_symbol_zero_is_real(name):
+    """`source` label 0 is a real symbol (`rpi` in itg_svo_sov); after the layout map, no symbol has id 0.
+
+    So an `Embedding(mask_zero=True)` on the mapped ids masks only padding,
+    and masks nothing when applied to a sequence that holds symbol 0.
+    """
+    layout = joint.layout_for(name)
+    task = generators.tasks_for(name, "tiny")[0]
+    s_size, t_size = len(task.source_vocab), len(task.target_vocab)
+    assert name != "itg_svo_sov" or task.source_vocab[0] == "rpi"
+    fn = joint.training_map_fn(s_size, t_size, layout)
+    got = fn({"source": tf.constant([0, 0, 1]), "target": tf.constant([0, 1, 0])})
+    assert 0 not in got["inputs"].numpy().tolist()
+    mask = tf.keras.layers.Embedding(64, 2, mask_zero=True).compute_mask(got["inputs"][None])
+    assert bool(tf.reduce_all(mask))

@@ -24,7 +24,8 @@ from keras_neural_memory import (  # noqa: E402
     trace_memory,
     viz,
 )
-from keras_neural_memory import cli, models, reproduce  # noqa: E402
+from keras_neural_memory import models  # noqa: E402
+from keras_neural_memory.experiments import evaluation, reproduce  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 S, T = 3, 3  # source and target symbols: input ids 0..8, output ids 0..4
@@ -281,7 +282,7 @@ def test_length_plot_with_several_metrics_is_what_evaluate_plots(tmp_path):
     assert [line.get_label() for line in both.lines] == ["m coarse", "m fine"]
     assert [list(line.get_ydata()) for line in both.lines] == [[0.9, 0.8], [0.95, 0.9]]
     setup = types.SimpleNamespace(name="sequence_copy", settings=types.SimpleNamespace(train=types.SimpleNamespace(min_length=8, max_length=16)))
-    cli.plot_sweep(SWEEP, setup, tmp_path / "sweep.png", "stack_lstm")
+    evaluation.plot_sweep(SWEEP, setup, tmp_path / "sweep.png", "stack_lstm")
     assert_png(tmp_path / "sweep.png")
 
 

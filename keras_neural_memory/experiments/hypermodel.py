@@ -1,24 +1,22 @@
 """`TransducerHyperModel`: the paper's model grid as a keras-tuner HyperModel."""
 
-import keras
 import keras_tuner as kt
 
-from keras_neural_memory import CoarseAccuracy, FineAccuracy
+from keras_neural_memory.experiments import training
+from keras_neural_memory.experiments.config import PAPER_HIDDEN_SIZES, PAPER_LEARNING_RATES, PAPER_MODELS, model_kind
 from keras_neural_memory.models import build_transducer
-
-# Grefenstette et al. 2015, §4.4 and Appendix D.
-PAPER_MODELS = ("lstm1", "lstm2", "lstm4", "lstm8", "stack", "queue", "deque")
-PAPER_HIDDEN_SIZES = (256, 512)
-PAPER_LEARNING_RATES = (5e-3, 1e-3, 5e-4, 1e-4, 5e-5)
+from keras_neural_memory.validation import check_positive_int
 
 
 class TransducerHyperModel(kt.HyperModel):
-    """Builds one transducer of the paper's grid per trial.
+    """Builds one transducer of the paper's grid per trial (Grefenstette et al. §4.4).
 
-    Hyperparameters: `model` (an n-layer LSTM "lstmN", or a "stack",
-    "queue" or "deque" LSTM), `hidden_size` and `learning_rate`. Every model
-    trains with RMSProp and gradient clipping at 1, and reports coarse and
-    fine accuracy (use `val_coarse_accuracy` as the objective).
+    Hyperparameters: `model` (a "stack", "queue" or "deque" LSTM, or an
+    N-layer LSTM "lstmN"), `hidden_size` and `learning_rate`. Every model
+    is compiled with the recipe of `neural-memory train`
+    (`training.compile_model`: RMSProp, gradient clipping at 1, coarse,
+    fine and per-symbol accuracy); use `val_coarse_accuracy` as the
+    objective.
 
     Args:
         source_vocab_size: `S` of the task.
@@ -32,6 +30,8 @@ class TransducerHyperModel(kt.HyperModel):
     Example:
 
     ```python
+    import keras_tuner as kt
+
     tuner = kt.GridSearch(TransducerHyperModel(128, 128),
                           objective=kt.Objective("val_coarse_accuracy", direction="max"))
     ```
@@ -48,9 +48,11 @@ class TransducerHyperModel(kt.HyperModel):
         jit_compile=True,
     ):
         super().__init__(name="transducer")
-        unknown = [m for m in models if m not in PAPER_MODELS and not (m.startswith("lstm") and m[4:].isdigit())]
-        if unknown:
-            raise ValueError(f"Unknown `models` {unknown}; use 'lstmN', 'stack', 'queue' or 'deque'.")
+        for model in models:
+            model_kind(model)
+        check_positive_int("source_vocab_size", source_vocab_size)
+        check_positive_int("target_vocab_size", target_vocab_size)
+        check_positive_int("memory_width", memory_width)
         self.source_vocab_size = source_vocab_size
         self.target_vocab_size = target_vocab_size
         self.models = list(models)
@@ -60,22 +62,14 @@ class TransducerHyperModel(kt.HyperModel):
         self.jit_compile = jit_compile
 
     def build(self, hp):
-        kind = hp.Choice("model", self.models)
-        hidden_size = hp.Choice("hidden_size", self.hidden_sizes)
-        learning_rate = hp.Choice("learning_rate", self.learning_rates)
-        memory = "lstm" if kind.startswith("lstm") else kind
+        memory, lstm_layers = model_kind(hp.Choice("model", self.models))
         model = build_transducer(
             self.source_vocab_size,
             self.target_vocab_size,
             memory=memory,
-            hidden_size=hidden_size,
+            hidden_size=hp.Choice("hidden_size", self.hidden_sizes),
             memory_width=self.memory_width,
-            lstm_layers=int(kind[4:]) if memory == "lstm" else 1,
+            lstm_layers=lstm_layers,
         )
-        model.compile(
-            optimizer=keras.optimizers.RMSprop(learning_rate, clipnorm=1.0),
-            loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-            weighted_metrics=[CoarseAccuracy(), FineAccuracy()],
-            jit_compile=self.jit_compile,
-        )
+        training.compile_model(model, hp.Choice("learning_rate", self.learning_rates), self.jit_compile)
         return model

@@ -1,0 +1,200 @@
+"""`neural-memory`: train and evaluate memory-augmented transducers.
+
+    neural-memory train --task sequence_reversal --memory stack
+    neural-memory evaluate --model runs/sequence_reversal-stack-default --lengths 17 64 --sweep
+    neural-memory reproduce --plan quick
+
+`train` trains on freshly sampled examples (the papers' unbounded stream)
+with the paper's optimiser (RMSProp, batch 10, gradient clipping at 1),
+shows a Keras progress bar, writes TensorBoard logs, backs up every epoch
+(an interrupted run started again with the same command continues from its
+last epoch; a finished one is recognised and not retrained), and ends by
+printing coarse and fine accuracy at training and at test lengths, which it
+also writes to `results.json`. A run whose loss becomes NaN exits with
+status 1 and is recorded as diverged.
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+
+from keras_neural_memory.experiments.config import PAPER_LEARNING_RATES, PAPER_MODELS, SCALES, RunConfig, UsageError
+from keras_neural_memory.models import CONTROLLERS, MEMORY_KINDS
+from keras_neural_memory.validation import InvalidArgumentError, check_positive_int, check_real
+
+
+def _argument_type(parse, check, noun, **bounds):
+    """An argparse type: `parse` the text, then apply the library's own `check`."""
+
+    def convert(text):
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+        try:
+            check("value", value, **bounds)
+        except InvalidArgumentError as error:
+            raise argparse.ArgumentTypeError(f"must be {error.expected}, not {text}") from None
+        return value
+
+    return convert
+
+
+positive_int = _argument_type(int, check_positive_int, "an integer")
+positive_float = _argument_type(float, check_real, "a number", above=0)
+unit_float = _argument_type(float, check_real, "a number", above=0, maximum=1)
+
+
+def _list_of(item_type):
+    """argparse type: a comma-separated list of `item_type`."""
+
+    def parse(text):
+        return [item_type(item) for item in text.split(",")]
+
+    return parse
+
+
+class _RenamedFlag(argparse.Action):
+    """A flag's old name: still accepted, with a note of the new one."""
+
+    def __init__(self, *args, new_name, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.new_name = new_name
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: note: {option_string} is now {self.new_name}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def _run_flags():
+    """The flags `train` and `reproduce` share: sizes, length of training, and the run's folder."""
+    flags = argparse.ArgumentParser(add_help=False)
+    flags.add_argument("--hidden-size", type=positive_int, help="default: from the scale (10 for Hao et al. tasks)")
+    flags.add_argument("--memory-width", type=positive_int, help="default: from the scale (2 for Hao et al. tasks)")
+    flags.add_argument("--epochs", type=positive_int, help="most epochs per run; default: from the scale or plan")
+    flags.add_argument("--steps-per-epoch", type=positive_int, help="batches per epoch; default: from the scale or plan")
+    flags.add_argument("--stop-at-coarse", type=unit_float, metavar="ACCURACY",
+                       help="stop once training coarse accuracy reaches ACCURACY at two consecutive epochs")
+    flags.add_argument("--eval-examples", type=positive_int, default=500, help="examples per accuracy measurement")
+    flags.add_argument("--overwrite", action="store_true", help="retrain a finished run instead of reusing it")
+    flags.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True, help="XLA (default on)")
+    return flags
+
+
+def parser():
+    top = argparse.ArgumentParser(prog="neural-memory", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = top.add_subparsers(dest="command", required=True)
+    run_flags = _run_flags()
+
+    train = sub.add_parser("train", parents=[run_flags], help="train a model on a task and report coarse/fine accuracy")
+    train.add_argument("--task", required=True, help="a tfds_tasks name, e.g. sequence_reversal")
+    train.add_argument("--memory", choices=MEMORY_KINDS, default="stack", help="memory kind, or lstm for the deep-LSTM baseline")
+    train.add_argument("--lstm-layers", type=positive_int, default=2, help="layers of the lstm baseline (1, 2, 4, 8 in the paper)")
+    train.add_argument("--controller", choices=CONTROLLERS, default="lstm", help="controller of Hao et al. tasks")
+    train.add_argument("--scale", choices=tuple(SCALES), default="default", help="lengths, vocabulary and sizes")
+    train.add_argument("--learning-rate", type=positive_float, default=5e-3, help="default 5e-3, from the paper's grid")
+    train.add_argument("--batch-size", type=positive_int, default=10)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--output-dir", help="the run's folder; default: runs/TASK-MEMORY-SCALE")
+    train.add_argument("--verbose", type=int, default=1, choices=(0, 1, 2), help="Keras fit verbosity")
+    train.set_defaults(run=cmd_train)
+
+    evaluate = sub.add_parser("evaluate", help="evaluate a saved model on a task, split or length range")
+    evaluate.add_argument("--model", required=True, help="a model.keras written by train, or its run directory")
+    evaluate.add_argument("--task", help="default: the task recorded in the run's results.json")
+    evaluate.add_argument("--scale", choices=tuple(SCALES), help="default: the scale recorded in the run's results.json")
+    evaluate.add_argument("--split", choices=("train", "test"), default="test", help="regime to sample")
+    evaluate.add_argument("--lengths", type=int, nargs=2, metavar=("MIN", "MAX"), help="source length range instead of --split")
+    evaluate.add_argument("--examples", type=positive_int, default=500)
+    evaluate.add_argument("--sweep", action="store_true", help="also measure every length of the range")
+    evaluate.add_argument("--sweep-step", type=positive_int, default=1)
+    evaluate.add_argument("--sweep-examples", type=positive_int, default=100)
+    evaluate.add_argument("--plot", help="PNG path for the length sweep")
+    evaluate.add_argument("--output", help="JSON path for the results")
+    evaluate.add_argument("--seed", type=int, default=1)
+    evaluate.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True)
+    evaluate.set_defaults(run=cmd_evaluate)
+
+    from keras_neural_memory.experiments.reproduce import PLANS, TASKS
+
+    reproduce = sub.add_parser("reproduce", parents=[run_flags], help="run the paper's results table and its convergence plot",
+                               formatter_class=argparse.RawDescriptionHelpFormatter,
+                               description="plans:\n" + "\n".join(f"  {name}: {plan.description}" for name, plan in PLANS.items()))  # fmt: skip
+    reproduce.add_argument("--plan", choices=tuple(PLANS), default="quick", help="what to train (described above)")
+    reproduce.add_argument("--scale", dest="plan", choices=tuple(PLANS), action=_RenamedFlag, new_name="--plan",
+                           default=argparse.SUPPRESS, help=argparse.SUPPRESS)  # fmt: skip
+    reproduce.add_argument("--tasks", type=_list_of(str), default=list(TASKS), help=f"comma-separated subset of {','.join(TASKS)}")
+    reproduce.add_argument("--models", type=_list_of(str), help=f"comma-separated subset of {','.join(PAPER_MODELS)}")
+    reproduce.add_argument("--learning-rates", "--learning-rate", dest="learning_rates", type=_list_of(positive_float),
+                           default=[5e-3], help="comma-separated grid, from the paper's "
+                           f"{{{','.join(f'{rate:g}' for rate in PAPER_LEARNING_RATES)}}}")  # fmt: skip
+    reproduce.add_argument("--seeds", "--seed", dest="seeds", type=_list_of(int), default=[0], help="comma-separated seeds")
+    reproduce.add_argument("--output-dir", help="default: runs/reproduce-PLAN")
+    reproduce.add_argument("--redraw", action="store_true", help="only redraw the table and plot from the finished runs")
+    reproduce.set_defaults(run=cmd_reproduce)
+    return top
+
+
+def cmd_train(args):
+    from keras_neural_memory.experiments import training
+
+    config = RunConfig(
+        args.task, memory=args.memory, lstm_layers=args.lstm_layers, controller=args.controller, scale=args.scale,
+        hidden_size=args.hidden_size, memory_width=args.memory_width, learning_rate=args.learning_rate,
+        batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
+        stop_at_coarse=args.stop_at_coarse, eval_examples=args.eval_examples, seed=args.seed,
+        output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
+    )  # fmt: skip
+    results = training.train(config)
+    output = pathlib.Path(results["output_dir"])
+    if results["diverged"]:
+        print(f"neural-memory train: error: the loss became NaN after {results['batches']:,} batches; "
+              f"the run is recorded as diverged in {output / 'results.json'} (try a lower --learning-rate)",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    print(f"\n{'lengths':14s}{'coarse':>8s}{'fine':>8s}{'masked':>8s}")
+    for split in ("train", "test"):
+        accuracy, lengths = results[f"{split}_accuracy"], results[f"{split}_lengths"]
+        print(f"{split:5s} {lengths[0]:>3d}-{lengths[1]:<4d}{accuracy['coarse']:8.3f}{accuracy['fine']:8.3f}{accuracy['masked']:8.3f}")
+    print(f"model: {output / 'model.keras'}\nresults: {output / 'results.json'}")
+    return 0
+
+
+def cmd_evaluate(args):
+    from keras_neural_memory.experiments import evaluation, files
+
+    report = evaluation.evaluate(
+        args.model, task=args.task, scale=args.scale, split=args.split, lengths=args.lengths, examples=args.examples,
+        seed=args.seed, sweep_step=args.sweep_step if args.sweep else None, sweep_examples=args.sweep_examples,
+        plot=args.plot, jit_compile=args.jit_compile,
+    )  # fmt: skip
+    if args.output:
+        files.write_atomically(args.output, json.dumps(report, indent=2))
+    return 0
+
+
+def cmd_reproduce(args):
+    from keras_neural_memory.experiments import reproduce
+
+    reproduce.reproduce(
+        args.plan, tasks=args.tasks, models=args.models, learning_rates=args.learning_rates, seeds=args.seeds,
+        output_dir=args.output_dir, hidden_size=args.hidden_size, memory_width=args.memory_width, epochs=args.epochs,
+        steps_per_epoch=args.steps_per_epoch, stop_at_coarse=args.stop_at_coarse, eval_examples=args.eval_examples,
+        redraw=args.redraw, overwrite=args.overwrite, jit_compile=args.jit_compile,
+    )  # fmt: skip
+    return 0
+
+
+def main(argv=None):
+    """Runs `neural-memory` with `argv` (default `sys.argv[1:]`); returns the exit status."""
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"neural-memory {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

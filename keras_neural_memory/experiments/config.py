@@ -1,0 +1,152 @@
+"""What a run is: its scales, the paper's model names, and `RunConfig`.
+
+Plain data and checks: the command line parses and rejects arguments with
+these before it loads any data or builds a model.
+"""
+
+import dataclasses
+
+from keras_neural_memory.models import CONTROLLERS, MEMORY_KINDS
+from keras_neural_memory.validation import check_choice, check_positive_int, check_real
+
+# Grefenstette et al. tasks: source lengths, vocabulary and model size at
+# each scale. "quick" is for smoke tests; "default" shows the effect in
+# minutes on a 2-core CPU; "paper" is §4 (training runs far longer there).
+# Hao et al. tasks keep their own lengths at every scale.
+SCALES = {
+    "quick": dict(train=(4, 8), test=(9, 16), vocab=8, hidden=32, width=16, epochs=4, steps=100),
+    "default": dict(train=(8, 16), test=(17, 32), vocab=32, hidden=64, width=32, epochs=10, steps=300),
+    "paper": dict(train=(8, 64), test=(65, 128), vocab=128, hidden=256, width=256, epochs=100, steps=1000),
+}
+
+# Hao et al. 2018 §5: hidden size 10, stack vectors of 2.
+HAO_HIDDEN_SIZE, HAO_MEMORY_WIDTH = 10, 2
+
+# The grid of Grefenstette et al. §4.4 and Appendix D: the memory LSTMs and
+# n-layer LSTMs, hidden sizes and RMSProp learning rates.
+PAPER_MODELS = ("stack", "queue", "deque", "lstm1", "lstm2", "lstm4", "lstm8")
+PAPER_HIDDEN_SIZES = (256, 512)
+PAPER_LEARNING_RATES = (5e-3, 1e-3, 5e-4, 1e-4, 5e-5)
+
+
+class UsageError(ValueError):
+    """A user's mistake: the command line prints it as one line and exits with status 2."""
+
+
+def model_kind(name):
+    """`(memory, lstm_layers)` of a model name of the paper's grid.
+
+    "lstmN" is the N-layer LSTM baseline; "stack", "queue" and "deque" are
+    memory LSTMs (one controller layer).
+
+    Example:
+
+    >>> model_kind("lstm4"), model_kind("deque")
+    (('lstm', 4), ('deque', 1))
+    """
+    if isinstance(name, str) and name.startswith("lstm") and name[4:].isdigit() and int(name[4:]) > 0:
+        return "lstm", int(name[4:])
+    if name in ("stack", "queue", "deque"):
+        return name, 1
+    raise UsageError(f"unknown model {name!r}; use 'lstmN' (N layers), 'stack', 'queue' or 'deque'")
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    """One training run of `neural-memory train` (and of each run of `reproduce`).
+
+    Sizes left as None come from `scale` (Grefenstette et al. tasks) or from
+    Hao et al. (hidden size 10, memory width 2); `resolved` fills them in.
+
+    Args:
+        task: A `tfds_tasks` task name, e.g. "sequence_reversal".
+        memory: "stack", "queue", "deque", or "lstm" for the deep-LSTM baseline.
+        lstm_layers: Layers of the "lstm" baseline (1, 2, 4, 8 in the paper).
+        controller: "lstm", or "linear" for Hao et al. tasks.
+        scale: A key of `SCALES`: lengths, vocabulary and default sizes.
+        hidden_size: Controller units.
+        memory_width: Memory vector size.
+        learning_rate: RMSProp learning rate.
+        batch_size: Examples per batch (the paper: 10).
+        epochs: Most epochs to train.
+        steps_per_epoch: Batches per epoch.
+        stop_at_coarse: Stop once training coarse accuracy reaches this at
+            two consecutive epochs; None trains every epoch.
+        eval_examples: Examples per accuracy measurement.
+        seed: Seed of the weights and of the example stream.
+        output_dir: The run's folder; None gives "runs/TASK-MEMORY-SCALE".
+        overwrite: Retrain a finished run in `output_dir`.
+        jit_compile: Compile with XLA.
+        verbose: Keras `fit` verbosity (0, 1 or 2).
+
+    Example:
+
+    >>> config = RunConfig("sequence_reversal", scale="quick").resolved("joint")
+    >>> config.hidden_size, config.epochs, config.output_path()
+    (32, 4, 'runs/sequence_reversal-stack-quick')
+    """
+
+    task: str
+    memory: str = "stack"
+    lstm_layers: int = 2
+    controller: str = "lstm"
+    scale: str = "default"
+    hidden_size: int | None = None
+    memory_width: int | None = None
+    learning_rate: float = 5e-3
+    batch_size: int = 10
+    epochs: int | None = None
+    steps_per_epoch: int | None = None
+    stop_at_coarse: float | None = None
+    eval_examples: int = 500
+    seed: int = 0
+    output_dir: str | None = None
+    overwrite: bool = False
+    jit_compile: bool = True
+    verbose: int = 1
+
+    def __post_init__(self):
+        check_choice("memory", self.memory, MEMORY_KINDS)
+        check_choice("controller", self.controller, CONTROLLERS)
+        check_choice("scale", self.scale, tuple(SCALES))
+        check_choice("verbose", self.verbose, (0, 1, 2))
+        for name in ("lstm_layers", "batch_size", "eval_examples"):
+            check_positive_int(name, getattr(self, name))
+        for name in ("hidden_size", "memory_width", "epochs", "steps_per_epoch"):
+            check_positive_int(name, getattr(self, name), allow_none=True)
+        check_real("learning_rate", self.learning_rate, above=0)
+        if self.stop_at_coarse is not None:
+            check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ValueError(f"`seed` must be an integer; received seed={self.seed!r}.")
+
+    def resolved(self, layout):
+        """A copy with every size that was None taken from the scale (or Hao et al.).
+
+        Args:
+            layout: The task's layout, "joint" (Grefenstette et al.) or
+                "aligned" (Hao et al.), from `tfds_tasks.layout_for`.
+        """
+        scale = SCALES[self.scale]
+        joint = layout == "joint"
+        return dataclasses.replace(
+            self,
+            hidden_size=self.hidden_size or (scale["hidden"] if joint else HAO_HIDDEN_SIZE),
+            memory_width=self.memory_width or (scale["width"] if joint else HAO_MEMORY_WIDTH),
+            epochs=self.epochs or scale["epochs"],
+            steps_per_epoch=self.steps_per_epoch or scale["steps"],
+        )
+
+    def output_path(self):
+        """The run's folder: `output_dir`, or "runs/TASK-MEMORY-SCALE"."""
+        return self.output_dir or f"runs/{self.task}-{self.memory}-{self.scale}"
+
+    def settings(self):
+        """What makes two runs the same run, as recorded in `results.json`.
+
+        Where the run is written and how it prints are not part of it.
+        """
+        record = dataclasses.asdict(self)
+        for key in ("output_dir", "overwrite", "jit_compile", "verbose"):
+            del record[key]
+        return record

@@ -1,0 +1,131 @@
+"""Evaluating a saved run: at its lengths, at other lengths, and length by length.
+
+Example:
+
+```python
+from keras_neural_memory.experiments import evaluation
+
+report = evaluation.evaluate("runs/sequence_reversal-stack-default", lengths=(17, 64), sweep_step=8)
+report["coarse"], [point["coarse"] for point in report["sweep"]]
+```
+"""
+
+import json
+import pathlib
+import zipfile
+
+from keras_neural_memory.experiments import data, training
+from keras_neural_memory.experiments.config import UsageError
+
+EVAL_BATCH_SIZE = 50
+
+
+def saved_run(model_arg):
+    """`(model path, the run's results.json or {})` for a saved model.
+
+    Args:
+        model_arg: A `model.keras` written by `train`, or the run folder
+            that holds it.
+    """
+    path = pathlib.Path(model_arg)
+    if path.is_dir():
+        path = path / "model.keras"
+    if not path.is_file():
+        raise UsageError(f"no saved model at {str(path)!r}; pass the model.keras that `train` wrote, or its run directory")
+    if not zipfile.is_zipfile(path):
+        raise UsageError(f"{str(path)!r} is not a complete .keras file (it is empty or truncated); train the model again")
+    results_path = path.with_name("results.json")
+    if not results_path.is_file():
+        return path, {}
+    try:
+        return path, json.loads(results_path.read_text())
+    except json.JSONDecodeError:
+        raise UsageError(f"{str(results_path)!r} is not valid JSON; remove it, and pass --task and --scale") from None
+
+
+def recorded_choice(flag, given, recorded, default=None):
+    """`given` if it agrees with the run's record, else the record; a `UsageError` on a mismatch."""
+    if given is not None and recorded is not None and given != recorded:
+        raise UsageError(f"the model was trained with {flag} {recorded}, not {given}; leave {flag} out or pass {flag} {recorded}")
+    chosen = given if given is not None else recorded if recorded is not None else default
+    if chosen is None:
+        raise UsageError(f"pass {flag}: the model has no results.json beside it that records it")
+    return chosen
+
+
+def check_vocabulary(model, setup, scale):
+    """The saved model must read the ids of `setup`: the same task and scale."""
+    import keras
+
+    embeddings = [layer for layer in model.layers if isinstance(layer, keras.layers.Embedding)]
+    expected = data.input_vocab_size(setup)
+    if embeddings and embeddings[0].input_dim != expected:
+        raise UsageError(
+            f"the model reads {embeddings[0].input_dim} input ids, but task {setup.name} at --scale {scale} "
+            f"has {expected}; pass the --task and --scale the model was trained with"
+        )
+
+
+def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=500, seed=1,
+             sweep_step=None, sweep_examples=100, plot=None, jit_compile=True):  # fmt: skip
+    """Coarse, fine and masked accuracy of a saved run on fresh examples.
+
+    Args:
+        model: A `model.keras` written by `train`, or its run folder.
+        task: The task; default (and checked against) the run's record.
+        scale: The data scale; default (and checked against) the run's record.
+        split: "train" or "test": the regime to sample.
+        lengths: `(min, max)` source lengths instead of `split`'s.
+        examples: Examples of the whole range.
+        seed: Seed of the examples.
+        sweep_step: Also measure every `sweep_step`-th length of the range.
+        sweep_examples: Examples per length of the sweep.
+        plot: A PNG path for the sweep's plot.
+        jit_compile: Evaluate with XLA.
+
+    Returns:
+        `{"task", "scale", "model", "lengths", "coarse", "fine", "masked"}`,
+        and "sweep" (one dict per length) when `sweep_step` is given.
+    """
+    import keras
+
+    import keras_neural_memory  # noqa: F401  (registers the layers)
+
+    model_path, recorded = saved_run(model)
+    task = recorded_choice("--task", task, recorded.get("task"))
+    scale = recorded_choice("--scale", scale, recorded.get("scale"), default="default")
+    setup = data.task_setup(task, scale, test_lengths=lengths)
+    loaded = keras.saving.load_model(model_path)
+    check_vocabulary(loaded, setup, scale)
+    training.compile_model(loaded, 1e-3, jit_compile)
+    split = "test" if lengths else split
+    regime = setup.settings.regime(split)
+    summary = training.measure(loaded, setup, split, examples, seed, EVAL_BATCH_SIZE)
+    print(f"{task} lengths {regime.min_length}-{regime.max_length}: coarse {summary['coarse']:.3f} fine {summary['fine']:.3f}")
+    report = {"task": task, "scale": scale, "model": str(model_path),
+              "lengths": [regime.min_length, regime.max_length], **summary}  # fmt: skip
+    if sweep_step:
+        sweep = []
+        for length in range(regime.min_length, regime.max_length + 1, sweep_step):
+            at = data.task_setup(task, scale, test_lengths=(length, length))
+            sweep.append({"length": length, **training.measure(loaded, at, "test", sweep_examples, seed, EVAL_BATCH_SIZE)})
+            print(f"  length {length:4d}: coarse {sweep[-1]['coarse']:.3f} fine {sweep[-1]['fine']:.3f}", flush=True)
+        report["sweep"] = sweep
+        if plot:
+            plot_sweep(sweep, setup, plot, loaded.name)
+            print(f"plot: {plot}")
+    return report
+
+
+def plot_sweep(sweep, setup, path, label):
+    """Coarse and fine accuracy against length, the training range shaded."""
+    from keras_neural_memory import viz
+
+    train = setup.settings.train
+    viz.plot_length_generalisation(
+        {label: sweep},
+        train_range=(train.min_length, train.max_length),
+        metric=("coarse", "fine"),
+        save_to=path,
+        title=setup.name,
+    )

@@ -1,0 +1,257 @@
+"""Training one run: the model, the paper's compile recipe, and a run that survives a kill.
+
+Example:
+
+```python
+from keras_neural_memory.experiments import RunConfig, training
+
+results = training.train(RunConfig("sequence_reversal", scale="quick", output_dir="runs/demo"))
+results["test_accuracy"]  # {"coarse": ..., "fine": ..., "masked": ...}
+```
+"""
+
+import contextlib
+import csv
+import json
+import math
+import pathlib
+import shutil
+import time
+
+from keras_neural_memory.experiments import data, files
+from keras_neural_memory.experiments.config import UsageError
+
+
+def build_model(setup, config):
+    """The model `config` describes, for the task of `setup` (a `data.TaskSetup`).
+
+    Grefenstette et al. tasks get `models.build_transducer`; Hao et al. tasks
+    `models.build_hao_model`. `config` must be `resolved`.
+    """
+    from keras_neural_memory import models
+
+    if setup.layout == "joint":
+        return models.build_transducer(
+            setup.source_vocab_size,
+            setup.target_vocab_size,
+            memory=config.memory,
+            hidden_size=config.hidden_size,
+            memory_width=config.memory_width,
+            lstm_layers=config.lstm_layers,
+        )
+    if config.memory not in ("stack", "lstm"):
+        raise UsageError(f"task {setup.name} takes --memory stack or lstm (Hao et al.), not {config.memory!r}")
+    return models.build_hao_model(
+        setup.source_vocab_size,
+        setup.target_vocab_size,
+        controller=config.controller,
+        stack=config.memory == "stack",
+        hidden_size=config.hidden_size,
+        memory_width=config.memory_width,
+    )
+
+
+def compile_model(model, learning_rate, jit_compile=True):
+    """Compiles `model` with the papers' recipe.
+
+    RMSProp with gradient-norm clipping at 1, sparse cross-entropy on
+    logits weighted by the loss mask, and the paper's coarse and fine
+    accuracy with per-symbol (masked) accuracy as weighted metrics.
+    """
+    import keras
+
+    from keras_neural_memory import CoarseAccuracy, FineAccuracy, MaskedAccuracy
+
+    model.compile(
+        optimizer=keras.optimizers.RMSprop(learning_rate, clipnorm=1.0),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        weighted_metrics=[CoarseAccuracy(), FineAccuracy(), MaskedAccuracy()],
+        jit_compile=jit_compile,
+    )
+
+
+def measure(model, setup, split, count, seed, batch_size):
+    """Coarse, fine and masked accuracy on `count` fresh examples of `split`.
+
+    `count` is rounded up to whole batches, so that a data-parallel batch
+    always splits evenly.
+    """
+    steps = -(-count // batch_size)  # the stream's length is unknown to Keras
+    batches = data.examples(setup, split, steps * batch_size, seed, batch_size)
+    values = model.evaluate(batches, steps=steps, verbose=0, return_dict=True)
+    return {key: float(values[f"{key}_accuracy"]) for key in ("coarse", "fine", "masked")}
+
+
+def distribution_scope(batch_size):
+    """Data parallelism over all devices when the backend sees more than one.
+
+    TensorFlow: `tf.distribute.MirroredStrategy`. JAX: the Keras 3
+    distribution API, `keras.distribution.DataParallel`, which shards each
+    batch over the devices (so the batch size must divide evenly).
+
+    Returns:
+        `(scope, replicas, on_gpus)`.
+    """
+    import keras
+
+    backend = keras.backend.backend()
+    if backend == "jax":
+        devices = keras.distribution.list_devices()
+        on_gpus = any(device.startswith(("gpu", "cuda")) for device in devices)
+        if len(devices) < 2:
+            return contextlib.nullcontext(), 1, on_gpus
+        if batch_size % len(devices):
+            raise UsageError(f"--batch-size {batch_size} does not split over {len(devices)} devices; "
+                             f"pass a multiple of {len(devices)}")
+        distribution = keras.distribution.DataParallel(devices=devices)
+        return distribution.scope(), len(devices), on_gpus
+    if backend != "tensorflow":
+        return contextlib.nullcontext(), 1, False
+    import tensorflow as tf
+
+    gpus = tf.config.list_logical_devices("GPU")
+    devices = gpus or tf.config.list_logical_devices("CPU")
+    if len(devices) > 1:
+        strategy = tf.distribute.MirroredStrategy([d.name for d in devices])
+        return strategy.scope(), strategy.num_replicas_in_sync, bool(gpus)
+    return contextlib.nullcontext(), 1, bool(gpus)
+
+
+def train(config):
+    """Trains the run `config` describes; returns the results it writes to `results.json`.
+
+    A run survives being killed at any moment. Every epoch ends with the
+    history row, then the backup (`OUTPUT/backup`); the same command then
+    continues from the last backed-up epoch and rewrites the rows after it.
+    Epoch `e` trains on the example stream seeded by `(seed, e)`, so a resumed
+    run sees the examples an uninterrupted one would. `model.keras` and
+    `results.json` are written atomically, and the backup is removed only
+    after both: a finished run is recognised by its `results.json` and not
+    retrained (unless `config.overwrite`).
+
+    Args:
+        config: A `RunConfig`.
+
+    Returns:
+        The results dict, with "output_dir" added. A run whose loss became
+        NaN has `"diverged": True` and no accuracies.
+    """
+    import keras
+
+    from keras_neural_memory.experiments import callbacks as callbacks_lib
+
+    setup = data.task_setup(config.task, config.scale)
+    config = config.resolved(setup.layout)
+    output = files.writable_dir(config.output_path())
+    settings = config.settings()
+    finished = _finished_run(output, settings, config.overwrite)
+    if finished is not None:
+        print(f"{output} holds this finished run; not retraining (pass --overwrite to retrain)", flush=True)
+        return {**finished, "output_dir": str(output)}
+    backup_dir = output / "backup"
+    first_epoch = _backed_up_epochs(backup_dir)
+    keras.utils.set_random_seed(config.seed)
+    scope, replicas, on_gpus = distribution_scope(config.batch_size)
+    jit_compile = config.jit_compile
+    if replicas > 1 and not on_gpus and jit_compile and keras.backend.backend() == "tensorflow":
+        # XLA cannot reach variables mirrored on other logical CPU devices.
+        print("note: XLA is off for MirroredStrategy over several CPU devices", flush=True)
+        jit_compile = False
+    # The JAX distribution must stay current through fit and evaluate too.
+    with scope:
+        model = build_model(setup, config)
+        compile_model(model, config.learning_rate, jit_compile)
+        train_regime, test_regime = setup.settings.train, setup.settings.test
+        print(f"{model.name}: {model.count_params():,} parameters; task {config.task} ({setup.layout} layout), "
+              f"train lengths {train_regime.min_length}-{train_regime.max_length}, "
+              f"test lengths {test_regime.min_length}-{test_regime.max_length}; {replicas} replica(s)", flush=True)
+        if first_epoch:
+            print(f"resuming after epoch {first_epoch} from {backup_dir}", flush=True)
+        steps = config.steps_per_epoch
+        batches = data.training_batches(setup, config.seed, config.batch_size, first_epoch, steps)
+        history_path = output / "history.csv"
+        callbacks = [
+            # Before the backup: an epoch is backed up only once its row is written.
+            callbacks_lib.EpochHistory(history_path, first_epoch),
+            keras.callbacks.BackupAndRestore(str(backup_dir), double_checkpoint=True, delete_checkpoint=False),
+            keras.callbacks.TensorBoard(str(output / "logs")),
+            keras.callbacks.TerminateOnNaN(),
+        ]
+        if config.stop_at_coarse is not None:
+            callbacks.append(callbacks_lib.StopWhenLearned(history_path, config.stop_at_coarse))
+        start = time.perf_counter()
+        model.fit(batches, epochs=config.epochs, steps_per_epoch=steps, callbacks=callbacks,
+                  verbose=config.verbose, shuffle=False)  # fmt: skip
+        seconds = time.perf_counter() - start
+        history = read_history(history_path)
+        results = {
+            "settings": settings,
+            "task": config.task,
+            "memory": config.memory,
+            "model": model.name,
+            "parameters": model.count_params(),
+            "scale": config.scale,
+            "seed": config.seed,
+            "learning_rate": config.learning_rate,
+            "batches": len(history.get("loss", [])) * steps,
+            "steps_per_epoch": steps,
+            "train_seconds": round(seconds, 1),
+            "train_lengths": [train_regime.min_length, train_regime.max_length],
+            "test_lengths": [test_regime.min_length, test_regime.max_length],
+            "history": history,
+            "diverged": not all(math.isfinite(loss) for loss in history.get("loss", [math.nan])),
+        }
+        if not results["diverged"]:
+            # A multiple of the batch size, so every evaluation batch splits over the replicas.
+            eval_batch = config.batch_size * max(1, 50 // config.batch_size)
+            for split in ("train", "test"):
+                results[f"{split}_accuracy"] = measure(model, setup, split, config.eval_examples, config.seed + 1000, eval_batch)
+        files.save_model_atomically(model, output / "model.keras")
+    files.write_atomically(output / "results.json", json.dumps(results, indent=2))
+    shutil.rmtree(backup_dir, ignore_errors=True)
+    return {**results, "output_dir": str(output)}
+
+
+def read_history(path):
+    """Every epoch's logs from `history.csv`, the last row of each epoch winning.
+
+    Returns:
+        `{metric: [value per epoch]}`, without metrics some epoch did not log.
+    """
+    if not pathlib.Path(path).is_file():
+        return {}
+    with open(path, newline="") as f:
+        rows = {int(row.pop("epoch")): row for row in csv.DictReader(f)}
+    epochs = sorted(rows)
+    # "NA" marks a metric an epoch did not log.
+    keys = [key for key in (rows[epochs[0]] if epochs else ()) if all(rows[e][key] != "NA" for e in epochs)]
+    return {key: [float(rows[epoch][key]) for epoch in epochs] for key in keys}
+
+
+def _finished_run(output, settings, overwrite):
+    """The results of a finished run of these settings in `output`, or None."""
+    path = output / "results.json"
+    if not path.is_file():
+        return None
+    if overwrite:
+        path.unlink()
+        (output / "history.csv").unlink(missing_ok=True)
+        shutil.rmtree(output / "backup", ignore_errors=True)
+        return None
+    results = json.loads(path.read_text())
+    if results.get("settings") != settings:
+        raise UsageError(
+            f"{str(output)!r} holds a finished run with other settings; pass another --output-dir, "
+            "or --overwrite to replace it"
+        )
+    return results
+
+
+def _backed_up_epochs(backup_dir):
+    """Epochs already trained by an interrupted run (0 for a new run).
+
+    Read from the metadata `keras.callbacks.BackupAndRestore` writes with
+    its backup, which is where it will resume.
+    """
+    path = backup_dir / "training_metadata.json"
+    return json.loads(path.read_text())["epoch"] if path.is_file() else 0
