@@ -14,16 +14,21 @@ import numbers
 class InvalidArgumentError(ValueError):
     """A value out of its argument's range.
 
-    Attributes:
-        name: The argument.
-        value: The value received.
+    Args:
+        message: The whole message, naming the argument.
         expected: What the value must be, e.g. "a positive integer", so that
-            a command line can word the message for its flag.
+            a command line can word its own message for its flag.
     """
 
-    def __init__(self, name, value, expected):
-        super().__init__(f"`{name}` must be {expected}; received {name}={value!r}.")
-        self.name, self.value, self.expected = name, value, expected
+    def __init__(self, message, expected=None):
+        # One positional argument, as Keras re-raises errors from `call`
+        # as `type(error)(message)`.
+        super().__init__(message)
+        self.expected = expected
+
+
+def _out_of_range(name, value, expected):
+    return InvalidArgumentError(f"`{name}` must be {expected}; received {name}={value!r}.", expected)
 
 
 def check_positive_int(name, value, allow_none=False):
@@ -39,7 +44,7 @@ def check_positive_int(name, value, allow_none=False):
     if allow_none and value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise InvalidArgumentError(name, value, "a positive integer or None" if allow_none else "a positive integer")
+        raise _out_of_range(name, value, "a positive integer or None" if allow_none else "a positive integer")
 
 
 def check_real(name, value, minimum=None, maximum=None, above=None):
@@ -82,7 +87,7 @@ def check_real(name, value, minimum=None, maximum=None, above=None):
     )
     if not ok:
         expected = " and ".join(["a finite number " + bounds[0], *bounds[1:]]) if bounds else "a finite number"
-        raise InvalidArgumentError(name, value, expected)
+        raise _out_of_range(name, value, expected)
 
 
 def check_choice(name, value, choices):
