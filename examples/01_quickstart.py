@@ -34,18 +34,15 @@
 # for the stored outputs) trains long enough to show a real result.
 
 # %%
-import os
+# Before Keras is imported: this notebook's sizes for the NEURAL_MEMORY_EXAMPLES
+# setting (examples/notebook_settings.py). Keras' default backend.
+from notebook_settings import choose_settings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # hide TensorFlow's start-up log lines
-MODE = os.environ.get("NEURAL_MEMORY_EXAMPLES", "default")
-if MODE not in ("fast", "default"):
-    raise ValueError(f"NEURAL_MEMORY_EXAMPLES must be 'fast' or 'default', not {MODE!r}")
-SETTINGS = {
+MODE, SETTINGS = choose_settings({
     # Source lengths for training and two longer test ranges; model sizes; batches.
     "fast": dict(scale="quick", train=(2, 4), test=(5, 7), long=(8, 12), hidden=16, width=8, epochs=2, steps=100, examples=50),
     "default": dict(scale="default", train=(8, 16), test=(17, 32), long=(33, 64), hidden=64, width=32, epochs=10, steps=300, examples=500),
-}[MODE]
-print(f"NEURAL_MEMORY_EXAMPLES={MODE}: {SETTINGS}")
+})
 
 # %%
 import pathlib

@@ -42,18 +42,12 @@
 # (`docs/results.md`).
 
 # %%
-import importlib.util
-import os
+# Before Keras is imported: JAX when it is installed (many small models compile faster
+# there on a CPU; set KERAS_BACKEND to choose another backend), and this notebook's
+# sizes for the NEURAL_MEMORY_EXAMPLES setting (examples/notebook_settings.py).
+from notebook_settings import choose_settings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # hide TensorFlow's start-up log lines
-# Many small compiled models on a CPU: JAX compiles them faster than TensorFlow's XLA.
-# Set KERAS_BACKEND yourself to choose another backend.
-if importlib.util.find_spec("jax") is not None:
-    os.environ.setdefault("KERAS_BACKEND", "jax")
-MODE = os.environ.get("NEURAL_MEMORY_EXAMPLES", "default")
-if MODE not in ("fast", "default"):
-    raise ValueError(f"NEURAL_MEMORY_EXAMPLES must be 'fast' or 'default', not {MODE!r}")
-SETTINGS = {
+MODE, SETTINGS = choose_settings(prefer_jax=True, settings={
     # `runs`: the models trained for each task ("lstm" is the 2-layer LSTM baseline). `fast` trains
     # four models (every task, every kind of model, the models the traces show), `default` all twelve;
     # its joint sequences (2 * length + 2 steps) all fit one 16-step bucket: one compilation per model.
@@ -65,10 +59,9 @@ SETTINGS = {
         scale="default", train=(8, 16), test=(17, 32), runs={task: ("stack", "queue", "deque", "lstm") for task in ("sequence_reversal", "sequence_copy", "bigram_flip")},
         hidden=64, width=32, epochs=10, steps=150, examples=500, sweep=tuple(range(8, 49, 4)), sweep_examples=100, trace_length=8,
     ),
-}[MODE]
+})
 TASKS = tuple(SETTINGS["runs"])
 LABELS = {"stack": "Stack-LSTM", "queue": "Queue-LSTM", "deque": "DeQue-LSTM", "lstm": "LSTM (2 layers)"}
-print(f"NEURAL_MEMORY_EXAMPLES={MODE}: {SETTINGS}")
 
 # %%
 # %matplotlib inline

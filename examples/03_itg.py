@@ -38,22 +38,15 @@
 # for testing, 32 content words).
 
 # %%
-import importlib.util
-import os
+# Before Keras is imported: JAX when it is installed (many small models compile faster
+# there on a CPU; set KERAS_BACKEND to choose another backend), and this notebook's
+# sizes for the NEURAL_MEMORY_EXAMPLES setting (examples/notebook_settings.py).
+from notebook_settings import choose_settings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # hide TensorFlow's start-up log lines
-# Many small compiled models on a CPU: JAX compiles them faster than TensorFlow's XLA.
-# Set KERAS_BACKEND yourself to choose another backend.
-if importlib.util.find_spec("jax") is not None:
-    os.environ.setdefault("KERAS_BACKEND", "jax")
-MODE = os.environ.get("NEURAL_MEMORY_EXAMPLES", "default")
-if MODE not in ("fast", "default"):
-    raise ValueError(f"NEURAL_MEMORY_EXAMPLES must be 'fast' or 'default', not {MODE!r}")
-SETTINGS = {
+MODE, SETTINGS = choose_settings(prefer_jax=True, settings={
     "fast": dict(train=(4, 8), test=(9, 12), vocab=8, sizes=(500, 100, 100), memory="queue", hidden=16, width=8, epochs=1, steps=100, decode=2),
     "default": dict(train=(8, 16), test=(17, 32), vocab=32, sizes=(10_000, 1_000, 1_000), memory="queue", hidden=64, width=32, epochs=10, steps=300, decode=5),
-}[MODE]
-print(f"NEURAL_MEMORY_EXAMPLES={MODE}: {SETTINGS}")
+})
 
 # %%
 import time

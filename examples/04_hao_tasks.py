@@ -50,22 +50,15 @@
 # seed (`docs/results_hao.md`).
 
 # %%
-import importlib.util
-import os
+# Before Keras is imported: JAX when it is installed (many small models compile faster
+# there on a CPU; set KERAS_BACKEND to choose another backend), and this notebook's
+# sizes for the NEURAL_MEMORY_EXAMPLES setting (examples/notebook_settings.py).
+from notebook_settings import choose_settings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # hide TensorFlow's start-up log lines
-# Many small compiled models on a CPU: JAX compiles them faster than TensorFlow's XLA.
-# Set KERAS_BACKEND yourself to choose another backend.
-if importlib.util.find_spec("jax") is not None:
-    os.environ.setdefault("KERAS_BACKEND", "jax")
-MODE = os.environ.get("NEURAL_MEMORY_EXAMPLES", "default")
-if MODE not in ("fast", "default"):
-    raise ValueError(f"NEURAL_MEMORY_EXAMPLES must be 'fast' or 'default', not {MODE!r}")
-SETTINGS = {
+MODE, SETTINGS = choose_settings(prefer_jax=True, settings={
     "fast": dict(max_epochs=1, seeds=(0,)),
     "default": dict(max_epochs=15, seeds=tuple(range(6))),
-}[MODE]
-print(f"NEURAL_MEMORY_EXAMPLES={MODE}: {SETTINGS}")
+})
 
 # %%
 # %matplotlib inline

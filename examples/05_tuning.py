@@ -35,23 +35,16 @@
 # `neural-memory train`'s default data scale, 900 batches per trial.
 
 # %%
-import importlib.util
-import os
+# Before Keras is imported: JAX when it is installed (many small models compile faster
+# there on a CPU; set KERAS_BACKEND to choose another backend), and this notebook's
+# sizes for the NEURAL_MEMORY_EXAMPLES setting (examples/notebook_settings.py).
+from notebook_settings import choose_settings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # hide TensorFlow's start-up log lines
-# Many small compiled models on a CPU: JAX compiles them faster than TensorFlow's XLA.
-# Set KERAS_BACKEND yourself to choose another backend.
-if importlib.util.find_spec("jax") is not None:
-    os.environ.setdefault("KERAS_BACKEND", "jax")
-MODE = os.environ.get("NEURAL_MEMORY_EXAMPLES", "default")
-if MODE not in ("fast", "default"):
-    raise ValueError(f"NEURAL_MEMORY_EXAMPLES must be 'fast' or 'default', not {MODE!r}")
-SETTINGS = {
+MODE, SETTINGS = choose_settings(prefer_jax=True, settings={
     # The grid of `run_grid.py --quick`.
     "fast": dict(scale="quick", models=("lstm1", "stack"), hidden_sizes=(16,), learning_rates=(5e-3,), memory_width=8, epochs=1, steps=5, validation=20),
     "default": dict(scale="default", models=("lstm2", "stack", "queue"), hidden_sizes=(64,), learning_rates=(5e-3, 1e-3), memory_width=32, epochs=3, steps=300, validation=500),
-}[MODE]
-print(f"NEURAL_MEMORY_EXAMPLES={MODE}: {SETTINGS}")
+})
 
 # %%
 import tempfile

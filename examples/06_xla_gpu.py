@@ -35,13 +35,11 @@
 # hidden size 256, memory width 256), as in the README's speed table.
 
 # %%
-import os
+# Before Keras is imported: this notebook's sizes for the NEURAL_MEMORY_EXAMPLES
+# setting (examples/notebook_settings.py). Keras' default backend.
+from notebook_settings import choose_settings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # hide TensorFlow's start-up log lines
-MODE = os.environ.get("NEURAL_MEMORY_EXAMPLES", "default")
-if MODE not in ("fast", "default"):
-    raise ValueError(f"NEURAL_MEMORY_EXAMPLES must be 'fast' or 'default', not {MODE!r}")
-SETTINGS = {
+MODE, SETTINGS = choose_settings({
     "fast": dict(
         demo=dict(hidden=16, width=16, length=20, steps=5),
         benchmark=["--models", "lstm2,stack", "--hidden", "16", "--width", "16", "--length", "20", "--steps", "3", "--warmup", "1", "--repeats", "1"],
@@ -51,8 +49,7 @@ SETTINGS = {
         # The README's speed-table run: the paper's workload, three interleaved rounds of 20 steps per model.
         benchmark=["--models", "lstm1:nojit,lstm2:nojit,lstm2:jit,stack:jit,stack:nojit,queue:jit,deque:jit"],
     ),
-}[MODE]
-print(f"NEURAL_MEMORY_EXAMPLES={MODE}: {SETTINGS}")
+})
 
 # %%
 import json

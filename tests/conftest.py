@@ -20,6 +20,8 @@ def float64():
 
 
 def pytest_configure(config):
+    # `pytest tests -m "not slow"` is the quick suite for development; CI runs everything.
+    config.addinivalue_line("markers", "slow: trains models or builds datasets; skip with -m 'not slow'")
     # TensorFlow's EagerTensor.__array__ takes no `copy` argument, so NumPy 2
     # warns on every conversion of one to an array (Keras' `convert_to_numpy`,
     # `Model.predict`). The cause is in TensorFlow; ignore exactly that warning.

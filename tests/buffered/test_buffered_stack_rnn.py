@@ -82,6 +82,7 @@ def test_fixed_num_steps_and_output_length_match_the_reference():
 
 
 @pytest.mark.parametrize("steps_per_input", [1, 2, 4])
+@pytest.mark.slow
 def test_input_pops_of_one_reproduce_the_input_in_order(steps_per_input):
     # i_t = o_t = sigmoid(50) == 1.0 exactly in float32, and y_t = x_t: the
     # buffers hand the input straight through, whatever the extra steps do.
@@ -212,6 +213,7 @@ def _grad(f, x):
 
 
 @pytest.mark.parametrize("controller", ["linear", "lstm"])
+@pytest.mark.slow
 def test_gradients_match_finite_differences(float64, controller):
     rng = np.random.default_rng(7)
     # The controller computes in its own dtype: float64 too, or it would round the check away.
@@ -255,6 +257,7 @@ def toy_data(n=20, length=6):
     return ids, ids[:, ::-1].copy(), (ids > 0).astype("float32")
 
 
+@pytest.mark.slow
 def test_jit_compiled_training_step_with_the_regulariser():
     model = small_model(strength_regularization=0.5)
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=True)
@@ -268,6 +271,7 @@ def test_jit_compiled_training_step_with_the_regulariser():
     assert 0.0 < float(np_out(penalty)) <= 0.5
 
 
+@pytest.mark.slow
 def test_keras_file_round_trip_is_identical(tmp_path):
     model = small_model(steps_per_input=3, buffer_bias_init=0.5)
     ids, _, _ = toy_data()

@@ -30,6 +30,7 @@ def trained(tmp_path_factory):
     return out, result
 
 
+@pytest.mark.slow
 def test_train_writes_model_results_and_logs(trained):
     out, result = trained
     results = json.loads((out / "results.json").read_text())
@@ -42,6 +43,7 @@ def test_train_writes_model_results_and_logs(trained):
     assert "coarse" in result.stdout and "test" in result.stdout
 
 
+@pytest.mark.slow
 def test_evaluate_sweeps_lengths_and_plots(trained, tmp_path):
     out, _ = trained
     plot, report = tmp_path / "sweep.png", tmp_path / "report.json"
@@ -56,6 +58,7 @@ def test_evaluate_sweeps_lengths_and_plots(trained, tmp_path):
     assert plot.stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_evaluate_rejects_a_model_of_another_scale(trained, capsys):
     from keras_neural_memory.experiments import cli
 
@@ -66,6 +69,7 @@ def test_evaluate_rejects_a_model_of_another_scale(trained, capsys):
     assert "the model was trained with --scale quick, not default" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_evaluate_reads_the_task_from_the_run_and_refuses_another(trained, tmp_path, capsys):
     from keras_neural_memory.experiments import cli
 
@@ -83,6 +87,7 @@ def test_evaluate_reads_the_task_from_the_run_and_refuses_another(trained, tmp_p
     assert "pass the --task and --scale the model was trained with" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_evaluate_takes_the_run_directory(trained, tmp_path):
     out, _ = trained
     report = tmp_path / "report.json"
@@ -101,6 +106,7 @@ def test_evaluate_names_an_incomplete_model_file(tmp_path, capsys, content):
     assert "is not a complete .keras file (it is empty or truncated)" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_killed_training_resumes_from_its_backup(tmp_path):
     """SIGKILL a run in its second epoch; the same command continues, it does not restart."""
     args = ["train", "--task", "sequence_copy", "--memory", "stack", "--scale", "quick", "--epochs", "3",
@@ -131,6 +137,7 @@ def _train_args(out, *extra):
             "--steps-per-epoch", "3", "--eval-examples", "10", "--verbose", "0", "--output-dir", str(out), *extra]
 
 
+@pytest.mark.slow
 def test_a_finished_run_is_recognised_not_retrained(tmp_path, capsys):
     from keras_neural_memory.experiments import cli
 
@@ -153,6 +160,7 @@ def test_a_finished_run_is_recognised_not_retrained(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("interrupted", ["save_model_atomically", "measure"])
+@pytest.mark.slow
 def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, monkeypatch, capsys, interrupted):
     """Killed while saving the model or evaluating it: the backup survives, no epoch is retrained."""
     from keras_neural_memory.experiments import cli, files, training
@@ -251,11 +259,13 @@ def test_bad_input_gives_a_message_not_a_traceback(args, message, capsys):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_console_script_reports_bad_input_without_traceback():
     result = run("train", "--task", "no_such_task")
     assert result.returncode == 2 and "unknown task" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_train_mirrors_over_two_logical_cpu_devices(tmp_path):
     script = f"""
 import sys, tensorflow as tf
@@ -273,6 +283,7 @@ sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "stack", 
     assert (tmp_path / "results.json").is_file()
 
 
+@pytest.mark.slow
 def test_train_shards_batches_over_two_jax_devices(tmp_path):
     script = f"""
 import sys
@@ -296,6 +307,7 @@ sys.exit(cli.main(["train", "--task", "sequence_reversal", "--memory", "queue", 
     assert "--batch-size 3 does not split over 2 devices" in odd.stderr
 
 
+@pytest.mark.slow
 def test_reproduce_writes_table_beside_the_paper_and_convergence_plot(tmp_path, capsys):
     from keras_neural_memory.experiments import cli
 

@@ -4,6 +4,7 @@ import importlib.util
 import pathlib
 
 import keras_tuner as kt
+import pytest
 
 SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "examples" / "tuning" / "run_grid.py"
 
@@ -15,6 +16,7 @@ def _run_grid():
     return module
 
 
+@pytest.mark.slow
 def test_quick_grid_runs_every_trial_and_resumes(tmp_path, capsys):
     run_grid = _run_grid()
     args = ["--quick", "--task", "sequence_reversal", "--directory", str(tmp_path), "--project", "p"]

@@ -68,6 +68,7 @@ def tokens(batch=4, length=9, vocab=12, seed=0, pad_from=None):
 
 
 @pytest.mark.parametrize("cell_cls", CELLS)
+@pytest.mark.slow
 def test_literal_line_fits_with_jit_compile_and_masking(cell_cls):
     layer = keras.layers.RNN(cell_cls(keras.layers.LSTMCell(16)), return_sequences=True)
     model = tagger(layer)
@@ -84,6 +85,7 @@ def test_literal_line_fits_with_jit_compile_and_masking(cell_cls):
     "cell_cls,controller",
     [(StackCell, name) for name in controllers()] + [(DequeCell, "stacked"), (QueueCell, "linear")],
 )
+@pytest.mark.slow
 def test_every_controller_trains(cell_cls, controller):
     model = tagger(MemoryRNN(make_cell(cell_cls, controller), return_sequences=True))
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
@@ -124,6 +126,7 @@ def test_masked_steps_leave_the_memory_untouched(cell_cls):
 # ------------------------------------------------------- unbounded memory
 
 
+@pytest.mark.slow
 def test_memory_rnn_runs_far_past_its_training_length():
     layer = MemoryRNN(StackCell(keras.layers.SimpleRNNCell(4), memory_width=2), return_sequences=False)
     model = tagger(layer, vocab=5)
@@ -152,6 +155,7 @@ def _layer_for(kind, cell):
 
 @pytest.mark.parametrize("cell_cls", CELLS)
 @pytest.mark.parametrize("kind", ["rnn", "memory_rnn"])
+@pytest.mark.slow
 def test_keras_file_round_trip_is_identical(tmp_path, cell_cls, kind):
     cell = make_cell(
         cell_cls, controller="stacked", trainable_initial_state=True, pop_bias_init=-0.5, capacity=32
@@ -194,6 +198,7 @@ def test_pop_bias_is_initialised():
 
 
 @pytest.mark.parametrize("cell_cls", CELLS)
+@pytest.mark.slow
 def test_mixed_float16_trains(cell_cls):
     keras.mixed_precision.set_global_policy("mixed_float16")
     try:
@@ -208,6 +213,7 @@ def test_mixed_float16_trains(cell_cls):
         keras.mixed_precision.set_global_policy("float32")
 
 
+@pytest.mark.slow
 def test_trainable_initial_state_is_learned():
     model = tagger(MemoryRNN(make_cell(StackCell, trainable_initial_state=True), return_sequences=True))
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))

@@ -116,12 +116,14 @@ def ragged_mask(leading_padding=True):
 
 @pytest.mark.parametrize("controller", list(CONTROLLERS))
 @pytest.mark.parametrize("memory", list(CELLS))
+@pytest.mark.slow
 def test_fused_matches_generic(memory, controller):
     assert_paths_agree(memory, controller)
 
 
 @pytest.mark.parametrize("controller", list(CONTROLLERS))
 @pytest.mark.parametrize("memory", list(CELLS))
+@pytest.mark.slow
 def test_fused_matches_generic_with_mask_and_initial_state(memory, controller):
     # Leading masked steps output `o_0` of the initial state here, as on
     # JAX's generic loop; TensorFlow's generic loop outputs zeros for them.
@@ -130,16 +132,19 @@ def test_fused_matches_generic_with_mask_and_initial_state(memory, controller):
 
 
 @pytest.mark.parametrize("memory", list(CELLS))
+@pytest.mark.slow
 def test_fused_matches_generic_with_mask(memory):
     assert_paths_agree(memory, "lstm", mask=ragged_mask())
 
 
 @pytest.mark.parametrize("options", [{"go_backwards": True}, {"zero_output_for_mask": True}])
+@pytest.mark.slow
 def test_fused_matches_generic_options(options):
     assert_paths_agree("deque", "gru", mask=ragged_mask(), **options)
 
 
 @pytest.mark.parametrize("memory", list(CELLS))
+@pytest.mark.slow
 def test_fused_gradient_matches_finite_differences_in_float64(memory, float64):
     """Directional derivatives of the fused path against central differences."""
     _check_finite_differences(memory)
@@ -177,6 +182,7 @@ def _check_finite_differences(memory):
         v.assign(value)
 
 
+@pytest.mark.slow
 def test_fused_trains_under_jit_compile_with_masking():
     inputs = keras.Input((None,), dtype="int32")
     x = keras.layers.Embedding(8, 5, mask_zero=True)(inputs)
@@ -223,6 +229,7 @@ def _peak_mib(length, fused=True):
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_training_memory_grows_linearly_in_length():
     # The generic loop stores V (2 x T slots x 32 floats) at every step:
     # 2 * 2048 * 2048 * 32 * 4 bytes = 1 GiB at T = 2048. The fused scan

@@ -3,6 +3,8 @@
 import importlib.util
 import pathlib
 
+import pytest
+
 DEMO = pathlib.Path(__file__).resolve().parents[2] / "examples" / "demo_reversal.py"
 
 
@@ -13,6 +15,7 @@ def _demo():
     return module
 
 
+@pytest.mark.slow
 def test_stack_lstm_learns_reversal():
     # Seeded; about 30 s of CPU. Chance is 0.25 per symbol and ~0 per string.
     results = _demo().train_and_evaluate(memory=True, epochs=8, seed=0)

@@ -125,6 +125,7 @@ _unit = st.one_of(st.just(0.0), st.just(1.0), st.floats(0.0, 1.0, width=32))
     kind=st.sampled_from(["stack", "queue", "deque"]),
     controls=st.lists(st.tuples(_unit, _unit, _unit, _unit, st.floats(-2, 2, width=32)), min_size=1, max_size=10),
 )
+@pytest.mark.slow
 def test_property_all_memories_match_reference(kind, controls):
     c = np.asarray(controls, dtype="float32")
     pops, pushes, pops2, pushes2, vals = (c[None, :, k] for k in range(5))
@@ -254,6 +255,7 @@ def _autodiff_grads(f, args):
 
 
 @pytest.mark.parametrize("kind", [memory.NeuralStack, memory.NeuralQueue, memory.NeuralDeque])
+@pytest.mark.slow
 def test_gradients_match_finite_differences(kind, float64):
     # float64, and controls kept away from the kinks of max/min, where the
     # function is not differentiable and finite differences are meaningless.

@@ -35,6 +35,7 @@ def partly_trained():
     return model
 
 
+@pytest.mark.slow
 def test_coarse_and_fine_equal_a_real_greedy_decode(partly_trained):
     rng = np.random.default_rng(7)
     sources, x, y, w = reversal_batch(rng, 40, 2, 9)
@@ -57,6 +58,7 @@ def test_coarse_and_fine_equal_a_real_greedy_decode(partly_trained):
     np.testing.assert_allclose(float(fine.result()), np.mean(fractions), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_decoder_runs_far_past_training_lengths(partly_trained):
     (output,) = transduce(partly_trained, [[0, 1, 2] * 100], S, T, max_target_length=20)
     assert len(output) <= 20 and all(0 <= s < T for s in output)
@@ -81,6 +83,7 @@ def test_memory_models_are_parameter_matched_to_a_two_layer_lstm():
 
 
 @pytest.mark.parametrize("controller,stack", [("linear", True), ("linear", False), ("lstm", True), ("lstm", False)])
+@pytest.mark.slow
 def test_hao_models_train_on_the_aligned_layout(tmp_path, controller, stack):
     model = build_hao_model(2, 2, controller=controller, stack=stack, memory_width=6)
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), weighted_metrics=[MaskedAccuracy()])

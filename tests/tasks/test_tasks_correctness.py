@@ -14,6 +14,7 @@ NAMES = generators.TASK_NAMES
 
 @pytest.mark.parametrize("config", ["tiny", "default"])
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow
 def test_every_example_of_every_split_is_correct(name, config):
     settings = generators.settings(name, config)
     train_task, test_task = generators.tasks_for(name, config)

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SCRIPT = r"""
@@ -31,6 +33,7 @@ print(json.dumps({"n": len(lengths), "min": min(lengths), "max": max(lengths),
 """
 
 
+@pytest.mark.slow
 def test_load_in_fresh_offline_process(tmp_path):
     env = dict(
         os.environ,

@@ -118,6 +118,7 @@ def test_generation_is_deterministic_and_matches_golden_digest(name):
     assert generators.generate(name, other_seed) != first
 
 
+@pytest.mark.slow
 def test_generation_does_not_depend_on_hash_seed():
     """A fresh process with another PYTHONHASHSEED produces the same bytes."""
     env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=REPO)

@@ -77,6 +77,7 @@ def buffered_model():
 
 
 @pytest.mark.parametrize("memory", list(ENDS))
+@pytest.mark.slow
 def test_memory_trace_shows_the_trace(transducers, memory, tmp_path):
     model = transducers[memory]
     figure = plot_memory_trace(
@@ -212,6 +213,7 @@ def test_memory_trace_errors(transducers, make_model, example, kwargs, error, ma
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"steps_per_input": 3}, {"num_steps": 7}, {"buffered": False, "steps_per_input": 1}])
+@pytest.mark.slow
 def test_trace_of_a_buffered_network_matches_the_layer(kwargs):
     rng = np.random.default_rng(0)
     layer = BufferedStackRNN(LinearController(), output_size=3, memory_width=2, **kwargs)
