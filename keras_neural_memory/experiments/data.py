@@ -68,7 +68,7 @@ def task_setup(name, scale, train_lengths=None, test_lengths=None):
             test = Regime(test.min_length + 1, test.max_length)
         settings = dataclasses.replace(base, train=train, test=test, vocab_size=spec["vocab"])
     else:
-        settings = base
+        settings = base  # Hao et al. tasks keep their own regimes at every scale
     try:
         if train_lengths:
             settings = dataclasses.replace(settings, train=_with_lengths(settings.train, train_lengths))
