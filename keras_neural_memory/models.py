@@ -239,6 +239,9 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
 
     embedding, rnn_layers, output_layer = _recurrent_layers(model)
     expected_inputs = joint.input_vocab_size(source_vocab_size, target_vocab_size)
+    # Target symbol j is fed back as input id first_target_input + j: the
+    # joint input ids before the target block are the specials and the source.
+    first_target_input = joint.input_vocab_size(source_vocab_size, 0)
     if embedding.input_dim != expected_inputs:
         raise ValueError(
             f"The model reads {embedding.input_dim} input ids, but source_vocab_size={source_vocab_size} "
@@ -278,9 +281,7 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
             if not emitted:  # </s> or the padding id
                 break
             target.extend(emitted)
-            # The emitted symbol's input id: the last input of `<s> ||| symbol </s>`.
-            fed_back = joint.make_joint_sequence([], emitted, source_vocab_size, target_vocab_size)["inputs"][-1]
-            logits, states = step(int(fed_back), states)
+            logits, states = step(first_target_input + emitted[0], states)
         results.append(target)
     return results
 
