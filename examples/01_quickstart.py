@@ -191,7 +191,7 @@ for name, (low, high), acc in rows:
 
 # %%
 batch_inputs, batch_targets, batch_weights = next(iter(data.examples(setup, "test", 4, seed=7, batch_size=4)))
-batch_inputs = batch_inputs.numpy()
+batch_inputs = np.asarray(batch_inputs)
 length = int((batch_inputs[0] > 0).sum())
 alone = model.predict(batch_inputs[:1, :length], verbose=0)
 padded = model.predict(batch_inputs, verbose=0)[:1, :length]

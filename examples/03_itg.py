@@ -60,7 +60,7 @@ import tensorflow_datasets as tfds
 import tfds_tasks  # registers the TFDS builders
 from keras_neural_memory import models
 from keras_neural_memory.experiments import training
-from keras_neural_memory.experiments.data import pad_to_bucket
+from keras_neural_memory.experiments.data import as_batches, padded_batches
 
 tfds.disable_progress_bar()
 absl.logging.set_verbosity(absl.logging.ERROR)  # TFDS logs each custom config it builds
@@ -128,7 +128,7 @@ for task, (splits, info) in data.items():
 # The model reads the paper's joint sequence `<s> source ||| target </s>`
 # (`tfds_tasks.training_map_fn` maps a TFDS example to it) and is trained
 # on the target symbols and `</s>` only. Batches are padded to a multiple of
-# 16 steps with `pad_to_bucket`, as `neural-memory train` does, so that
+# 16 steps by `padded_batches`, as `neural-memory train` does, so that
 # the compiled step sees only a few shapes. Optimiser and metrics are those
 # of `neural-memory train` (`training.compile_model`: RMSProp 5e-3, clipping at
 # 1, coarse / fine / per-symbol accuracy).
@@ -138,9 +138,9 @@ def batches(split, S, T, batch_size, shuffle_seed=None):
     ds = split
     if shuffle_seed is not None:
         ds = ds.shuffle(10_000, seed=shuffle_seed).repeat()
-    ds = ds.map(tfds_tasks.training_map_fn(S, T, "joint"))
-    ds = ds.map(lambda e: (e["inputs"], e["targets"], e["loss_mask"])).padded_batch(batch_size)
-    return ds.map(pad_to_bucket).prefetch(2)
+    sequences = ds.map(tfds_tasks.training_map_fn(S, T, "joint"))
+    num_batches = None if shuffle_seed is not None else -(-len(split) // batch_size)
+    return as_batches(lambda: padded_batches(tfds.as_numpy(sequences), batch_size), num_batches)
 
 
 def train_task(task):

@@ -21,11 +21,14 @@ Public API:
 * :func:`stream`: infinite seeded ``tf.data`` training stream.
 * :func:`make_joint_sequence`, :func:`make_aligned_sequence`,
   :func:`training_map_fn`: the model's training sequences (``joint``).
-* :class:`TaskBuilder`, :class:`TaskBuilderConfig`, :data:`BUILDERS`.
+* :class:`TaskBuilder`, :class:`TaskBuilderConfig`, :data:`BUILDERS`: these
+  need TFDS, and ``stream`` and ``training_map_fn`` TensorFlow; the
+  generators and the NumPy layouts need neither.
 """
 
+import importlib.util
+
 from tfds_tasks import generators, joint
-from tfds_tasks.builders import BUILDERS, TaskBuilder, TaskBuilderConfig
 from tfds_tasks.generators import TASK_NAMES, Example, Regime, TaskSettings
 from tfds_tasks.joint import (
     layout_for,
@@ -36,6 +39,19 @@ from tfds_tasks.joint import (
     vocab_sizes,
 )
 from tfds_tasks.streaming import stream
+
+# The builders are TFDS's: importing them registers them with TFDS (and
+# imports TensorFlow). Without TFDS installed, the generators, layouts and
+# streams above still work, and the builders' names say what is missing.
+_BUILDER_NAMES = ("BUILDERS", "TaskBuilder", "TaskBuilderConfig")
+if importlib.util.find_spec("tensorflow_datasets") is not None:
+    from tfds_tasks.builders import BUILDERS, TaskBuilder, TaskBuilderConfig
+
+
+def __getattr__(name):
+    if name in _BUILDER_NAMES:
+        raise ImportError(f"tfds_tasks.{name} needs TFDS; install it with: pip install tensorflow-datasets")
+    raise AttributeError(f"module 'tfds_tasks' has no attribute {name!r}")
 
 __all__ = [
     "BUILDERS",

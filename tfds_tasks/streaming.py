@@ -6,10 +6,13 @@ The papers train on an unbounded stream of samples (Grefenstette et al.
 
 from __future__ import annotations
 
-import tensorflow as tf
+from typing import TYPE_CHECKING
 
 from tfds_tasks import generators, joint
 from tfds_tasks.generators import TaskSettings
+
+if TYPE_CHECKING:
+    import tensorflow as tf
 
 
 def stream(
@@ -48,6 +51,7 @@ def stream(
       ValueError: for an unknown task, config, split or layout.
 
     Example:
+      >>> import tensorflow as tf
       >>> ds = stream("sequence_reversal", seed=0, config="tiny")
       >>> ex = next(iter(ds))
       >>> bool(tf.reduce_all(ex["target"] == tf.reverse(ex["source"], [0])))
@@ -55,6 +59,8 @@ def stream(
       >>> batches = stream("sequence_reversal", config="tiny",
       ...                  training_sequences=True).padded_batch(10)
     """
+    import tensorflow as tf  # imported here: the package's generators need no TensorFlow
+
     settings = generators.settings(name, config)
     regime = settings.regime(split)
     task = generators.make_task(name, regime, settings.vocab_size)

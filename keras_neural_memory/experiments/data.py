@@ -2,7 +2,9 @@
 
 Every batch is `(inputs, targets, loss_mask)` in the task's layout
 (`tfds_tasks.joint`), padded with id 0 (which the models mask) to a
-multiple of 16 steps.
+multiple of 16 steps. Examples are sampled by `tfds_tasks.generators` and
+laid out by `tfds_tasks.joint` in NumPy, so on JAX a run needs neither
+TensorFlow nor TFDS.
 
 Example:
 
@@ -17,9 +19,13 @@ inputs, targets, loss_mask = next(iter(data.examples(setup, "train", 10, seed=0,
 import dataclasses
 import itertools
 
+import keras
 import numpy as np
 
 from keras_neural_memory.experiments.config import SCALES, UsageError
+
+#: Batches are padded to a multiple of this many steps (see `pad_to_bucket`).
+BUCKET_STEPS = 16
 
 
 @dataclasses.dataclass
@@ -39,8 +45,6 @@ class TaskSetup:
     settings: object
     source_vocab_size: int
     target_vocab_size: int
-
-
 def task_setup(name, scale, train_lengths=None, test_lengths=None):
     """The task's settings at `scale`, optionally with other length ranges.
 
@@ -95,38 +99,134 @@ def input_vocab_size(setup):
 def examples(setup, split, count, seed, batch_size):
     """Fresh examples of `split`'s regime as padded `(inputs, targets, loss_mask)` batches.
 
+    The examples are those of `tfds_tasks.stream(setup.name, seed, ...,
+    training_sequences=True)`, batched in order.
+
     Args:
         setup: A `TaskSetup`.
         split: "train", "validation" or "test": the regime to sample.
         count: Examples; None gives the endless stream that training reads.
+            The last batch holds the remainder of `count`.
         seed: The stream's seed.
         batch_size: Examples per batch.
 
     Returns:
-        A `tf.data.Dataset`.
+        Batches that `fit`, `evaluate` and `predict` read, again from the
+        first each time they are iterated (see `as_batches`).
     """
-    import tfds_tasks
 
-    ds = tfds_tasks.stream(setup.name, seed=seed, config=setup.settings, split=split, training_sequences=True)
-    if count is not None:
-        ds = ds.take(count)
-    batches = ds.map(lambda e: (e["inputs"], e["targets"], e["loss_mask"])).padded_batch(batch_size)
-    return batches.map(pad_to_bucket)
+    def make_batches():
+        sequences = training_sequences(setup, split, seed)
+        return padded_batches(itertools.islice(sequences, count), batch_size)
+
+    return as_batches(make_batches, None if count is None else -(-count // batch_size))
 
 
-def pad_to_bucket(inputs, targets, weights, multiple=16):
-    """Pads a batch's time axis to a multiple of 16.
+def training_sequences(setup, split, seed):
+    """The endless stream of `split`'s examples as `tfds_tasks.joint` training triples."""
+    from tfds_tasks import generators, joint
+
+    make = joint.make_joint_sequence if setup.layout == "joint" else joint.make_aligned_sequence
+    for example in generators.sample_stream(setup.name, seed, setup.settings, split):
+        yield make(example.source, example.target, setup.source_vocab_size, setup.target_vocab_size, example.eval_mask)
+
+
+def padded_batches(sequences, batch_size):
+    """Stacks `{"inputs", "targets", "loss_mask"}` dicts into padded batch triples.
+
+    Args:
+        sequences: An iterable of training triples (`tfds_tasks.joint`).
+        batch_size: Sequences per batch; the last batch holds the remainder.
+
+    Yields:
+        `(inputs, targets, loss_mask)` NumPy arrays of shape `[batch, steps]`,
+        padded by `pad_to_bucket`.
+    """
+    sequences = iter(sequences)
+    while batch := list(itertools.islice(sequences, batch_size)):
+        steps = pad_to_bucket(max(len(sequence["inputs"]) for sequence in batch))
+        yield tuple(
+            np.stack([np.pad(sequence[key], (0, steps - len(sequence[key]))) for sequence in batch])
+            for key in ("inputs", "targets", "loss_mask")
+        )
+
+
+def pad_to_bucket(steps, multiple=BUCKET_STEPS):
+    """The padded length of a batch whose longest sequence has `steps` steps.
 
     Under XLA every new batch length is a new compilation (and its memory):
     buckets keep that to a few shapes. The padding is id 0 with weight 0,
     which the models mask, so it changes no loss and no metric.
-    """
-    import tensorflow as tf
 
-    length = tf.shape(inputs)[1]
-    extra = (-length) % multiple
-    pad = [[0, 0], [0, extra]]
-    return tf.pad(inputs, pad), tf.pad(targets, pad), tf.pad(weights, pad)
+    Example:
+
+    >>> pad_to_bucket(19), pad_to_bucket(32)
+    (32, 32)
+    """
+    return -(-steps // multiple) * multiple
+
+
+def as_batches(make_batches, num_batches):
+    """Batches from `make_batches()`, in the form the Keras backend reads best.
+
+    This is the data pipeline's one backend seam. TensorFlow gets a
+    `tf.data.Dataset` whose signature leaves the batch and time axes open
+    (Keras would fix them from the first batches it peeks at, and batches
+    differ in length). Other backends get a `keras.utils.PyDataset` of NumPy
+    batches, with no TensorFlow involved.
+
+    Args:
+        make_batches: A function returning a new iterator of batches, the
+            same ones each call.
+        num_batches: Batches per iteration; None when endless.
+    """
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        signature = (
+            tf.TensorSpec([None, None], tf.int32),
+            tf.TensorSpec([None, None], tf.int32),
+            tf.TensorSpec([None, None], tf.float32),
+        )
+        return tf.data.Dataset.from_generator(make_batches, output_signature=signature).prefetch(2)
+    return OrderedBatches(make_batches, num_batches)
+
+
+class OrderedBatches(keras.utils.PyDataset):
+    """A `PyDataset` over an iterator that is read in order.
+
+    Keras reads a `PyDataset` by index, from 0 upwards (one worker, so in
+    order); reading an earlier index starts a new iterator, so each pass
+    over a finite dataset sees the same batches.
+
+    Args:
+        make_batches: A function returning a new iterator of batches.
+        num_batches: Batches per pass; None when endless.
+    """
+
+    def __init__(self, make_batches, num_batches):
+        super().__init__()
+        self._make_batches = make_batches
+        self._num_batches = num_batches
+        self._iterator = None
+        self._position = 0
+
+    @property
+    def num_batches(self):
+        return self._num_batches
+
+    def __getitem__(self, index):
+        if self._num_batches is not None and not 0 <= index < self._num_batches:
+            raise IndexError(f"batch {index} of {self._num_batches}")
+        if self._iterator is None or index < self._position:
+            self._iterator, self._position = self._make_batches(), 0
+        for _ in itertools.islice(self._iterator, index - self._position):  # skip forward
+            pass
+        self._position = index + 1
+        try:
+            return next(self._iterator)
+        except StopIteration:
+            raise IndexError(f"the batches ended before batch {index}; num_batches is {self._num_batches}") from None
 
 
 def epoch_seed(seed, epoch):
@@ -140,11 +240,10 @@ def training_batches(setup, seed, batch_size, first_epoch, steps):
     Epoch `e` reads `steps` batches of the stream seeded `epoch_seed(seed, e)`,
     so a run resumed at any epoch sees the examples an uninterrupted one would.
     """
-    import tensorflow as tf
 
-    def batches():
+    def make_batches():
         for epoch in itertools.count(first_epoch):
-            yield from examples(setup, "train", steps * batch_size, epoch_seed(seed, epoch), batch_size)
+            sequences = training_sequences(setup, "train", epoch_seed(seed, epoch))
+            yield from padded_batches(itertools.islice(sequences, steps * batch_size), batch_size)
 
-    spec = examples(setup, "train", 1, seed, batch_size).element_spec
-    return tf.data.Dataset.from_generator(batches, output_signature=spec).prefetch(2)
+    return as_batches(make_batches, None)

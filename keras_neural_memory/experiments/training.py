@@ -12,9 +12,13 @@ results["test_accuracy"]  # {"coarse": ..., "fine": ..., "masked": ...}
 
 import contextlib
 import csv
+import datetime
+import importlib.util
 import json
 import math
+import os
 import pathlib
+import platform
 import shutil
 import time
 
@@ -167,6 +171,7 @@ def train(config):
               f"test lengths {test_regime.min_length}-{test_regime.max_length}; {replicas} replica(s)", flush=True)
         if first_epoch:
             print(f"resuming after epoch {first_epoch} from {backup_dir}", flush=True)
+        segments = _record_segment(output / "segments.json", first_epoch, replicas)
         steps = config.steps_per_epoch
         batches = data.training_batches(setup, config.seed, config.batch_size, first_epoch, steps)
         history_path = output / "history.csv"
@@ -174,9 +179,12 @@ def train(config):
             # Before the backup: an epoch is backed up only once its row is written.
             callbacks_lib.EpochHistory(history_path, first_epoch),
             keras.callbacks.BackupAndRestore(str(backup_dir), double_checkpoint=True, delete_checkpoint=False),
-            keras.callbacks.TensorBoard(str(output / "logs")),
             keras.callbacks.TerminateOnNaN(),
         ]
+        if importlib.util.find_spec("tensorflow") is not None:
+            callbacks.append(keras.callbacks.TensorBoard(str(output / "logs")))
+        else:
+            print("note: no TensorBoard logs, as they need TensorFlow (pip install tensorflow)", flush=True)
         if config.stop_at_coarse is not None:
             callbacks.append(callbacks_lib.StopWhenLearned(history_path, config.stop_at_coarse))
         start = time.perf_counter()
@@ -196,6 +204,7 @@ def train(config):
             "batches": len(history.get("loss", [])) * steps,
             "steps_per_epoch": steps,
             "train_seconds": round(seconds, 1),
+            "segments": segments,
             "train_lengths": [train_regime.min_length, train_regime.max_length],
             "test_lengths": [test_regime.min_length, test_regime.max_length],
             "history": history,
@@ -236,6 +245,7 @@ def _finished_run(output, settings, overwrite):
     if overwrite:
         path.unlink()
         (output / "history.csv").unlink(missing_ok=True)
+        (output / "segments.json").unlink(missing_ok=True)
         shutil.rmtree(output / "backup", ignore_errors=True)
         return None
     results = json.loads(path.read_text())
@@ -245,6 +255,43 @@ def _finished_run(output, settings, overwrite):
             "or --overwrite to replace it"
         )
     return results
+
+
+def device_description(replicas=1):
+    """The backend and device kind this process trains on, e.g. "jax, 1 x NVIDIA H100 80GB HBM3"."""
+    import keras
+
+    backend = keras.backend.backend()
+    kind = None
+    if backend == "jax":
+        import jax
+
+        kind = jax.devices()[0].device_kind
+    elif backend == "tensorflow":
+        import tensorflow as tf
+
+        gpus = tf.config.list_physical_devices("GPU")
+        kind = tf.config.experimental.get_device_details(gpus[0]).get("device_name") if gpus else None
+    if kind is None or kind.lower() == "cpu":
+        kind = f"CPU ({platform.machine()}, {os.cpu_count()} cores)"
+    return f"{backend}, {replicas} x {kind}"
+
+
+def _record_segment(path, first_epoch, replicas):
+    """Adds this process's start (epoch, device, time) to the run's segments; returns them all.
+
+    A run may be resumed on other machines; its results say which trained
+    which epochs (a segment runs from its first epoch to the next's).
+    """
+    segments = json.loads(path.read_text()) if path.is_file() else []
+    segments = [segment for segment in segments if segment["first_epoch"] < first_epoch]
+    segments.append({
+        "first_epoch": first_epoch,
+        "device": device_description(replicas),
+        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    })
+    files.write_atomically(path, json.dumps(segments, indent=2))
+    return segments
 
 
 def _backed_up_epochs(backup_dir):
