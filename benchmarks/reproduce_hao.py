@@ -28,6 +28,8 @@ for these tiny models).
 """
 
 import argparse
+import collections
+import functools
 import json
 import os
 import pathlib
@@ -96,6 +98,34 @@ def load_task(task):
         "test": encode(splits["test"], source_size, target_size, test_length),
     }
     return source_size, target_size, data
+
+
+@functools.cache
+def memoryless_accuracy(task):
+    """The best accuracy, in %, of any predictor that sees only the current input symbol.
+
+    Fitted on the training split (the majority target of each source
+    symbol at the scored positions) and measured on each split. On the
+    training split no predictor that sees only the current symbol does
+    better, so this is the floor a memory must beat; it depends on the
+    data alone.
+    """
+    splits = generators.generate(task, "default")
+    counts = collections.defaultdict(collections.Counter)
+    for scored, target in scored_pairs(splits["train"]):
+        counts[scored][target] += 1
+    rule = {symbol: counter.most_common(1)[0][0] for symbol, counter in counts.items()}
+    accuracy = {}
+    for split in ("train", "validation", "test"):
+        pairs = list(scored_pairs(splits[split]))
+        accuracy[split] = 100.0 * sum(rule.get(symbol) == target for symbol, target in pairs) / len(pairs)
+    return accuracy
+
+
+def scored_pairs(examples):
+    for example in examples:
+        mask = example.eval_mask or (1,) * len(example.target)
+        yield from ((s, t) for s, t, scored in zip(example.source, example.target, mask) if scored)
 
 
 def build_buffered(
@@ -249,7 +279,7 @@ def main(argv=None):
         for seed in seeds:
             key = trial_key(args, seed, task=task, buffered=buffered, controller=controller, stack=stack, offset=offset)
             results.append(store.run(key, lambda: seeded_trial(seed, build, data, args)))
-        row = (label, buffered, controller, stack, results, paper_train, paper_test)
+        row = (label, buffered, controller, stack, results, paper_train, paper_test, task)
         rows.append(row)
         train, test, epochs = ([r[name] for r in results] for name in ("train", "test", "epochs"))
         print(
@@ -334,7 +364,7 @@ def write_report(args, rows, aid, trials, seeds, partial=False):
         "| paper train min | med | max | paper test min | med | max | in range | epochs | s/trial |",
         "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|",
     ]
-    for label, buffered, controller, stack, results, paper_train, paper_test in rows:
+    for label, buffered, controller, stack, results, paper_train, paper_test, _ in rows:
         train, dev, test, epochs = ([r[name] for r in results] for name in ("train", "dev", "test", "epochs"))
         cells = [label, "Yes" if buffered else "No", controller.upper() if controller == "lstm" else "Linear"]
         cells.append("Yes" if stack else "No")
@@ -344,6 +374,20 @@ def write_report(args, rows, aid, trials, seeds, partial=False):
         cells.append(" / ".join("yes" if ok else "**no**" for ok in in_range))
         cells += [f"{min(epochs)}-{max(epochs)}", f"{mean_seconds(results):.0f}"]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "The best accuracy without memory (`memoryless_accuracy`): the majority target of each input symbol, "
+        "fitted on the training pairs and measured on each split. It depends on the data alone; on the "
+        "training pairs no network that sees only the current symbol (the linear controller without a stack) "
+        "does better.",
+        "",
+        "| Task | train | dev | test |",
+        "|---|--:|--:|--:|",
+    ]
+    for task in dict.fromkeys(row[7] for row in rows):
+        accuracy = memoryless_accuracy(task)
+        label = next(row[0] for row in rows if row[7] == task)
+        lines.append(f"| {label} | " + " | ".join(f"{accuracy[s]:.1f}" for s in ("train", "validation", "test")) + " |")
     if aid:
         lines += [
             "",
