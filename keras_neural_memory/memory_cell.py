@@ -67,10 +67,22 @@ _CELL_ARGUMENTS = """Args:
     kernel_initializer: Initializer of the fused projection from the
         controller output to `o_t` and {heads}.
     kernel_regularizer: Regularizer of that projection.
+    strength_noise: Standard deviation of Gaussian noise added to every
+        push and pop logit (before the sigmoid) while training; 0.0, the
+        default, adds none. The noise drives the strengths to 0 and 1,
+        where it does not change them, and so favours whole pushes and
+        pops over the fractional ones that stop soft models from
+        generalising to longer inputs (see the results on bigram
+        flipping). Only `MemoryRNN` draws it: training the cell in a plain
+        `keras.layers.RNN` with noise raises a `ValueError`. Inference
+        never adds noise.
+    seed: Seed of that noise (an int, or None for Keras' global seed).
     **kwargs: Base `keras.layers.Layer` arguments (`name`, `dtype`).
 
 Call arguments:
-    inputs: `(batch, features)` the input at one step.
+    inputs: `(batch, features)` the input at one step (followed, when
+        `MemoryRNN` trains a cell with `strength_noise`, by that step's
+        noise, see `draw_strength_noise`).
     states: The flat list of state tensors (see `MemoryCell`).
     training: Passed on to the controller."""
 
@@ -147,6 +159,8 @@ class MemoryCell(keras.layers.Layer):
         trainable_initial_state=False,
         kernel_initializer="glorot_uniform",
         kernel_regularizer=None,
+        strength_noise=0.0,
+        seed=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -180,6 +194,9 @@ class MemoryCell(keras.layers.Layer):
             )
         for name, value in (("pop_bias_init", pop_bias_init), ("push_bias_init", push_bias_init)):
             check_real(name, value)
+        check_real("strength_noise", strength_noise, minimum=0)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise TypeError(f"`seed` must be an integer or None; received seed={seed!r}.")
         controller_size = _controller_output_size(controller)
         output_size = output_size or controller_size
         memory_width = memory_width or controller_size
@@ -199,6 +216,11 @@ class MemoryCell(keras.layers.Layer):
         self.trainable_initial_state = bool(trainable_initial_state)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
+        self.strength_noise = float(strength_noise)
+        self.seed = seed
+        if self.strength_noise:
+            # Only then: a seed state would be one more variable in the saved weights.
+            self.seed_generator = keras.random.SeedGenerator(seed)
         self.memory = self.memory_class(width=memory_width, capacity=capacity)
         self.num_ends = self.memory.slots_per_step
         self._controller_state_sizes = _flat_state_sizes(controller)
@@ -237,7 +259,44 @@ class MemoryCell(keras.layers.Layer):
 
     # ----------------------------------------------------------------- build
 
+    @property
+    def strength_noise_size(self):
+        """Columns of noise per step: a push and a pop logit per end."""
+        return 2 * self.num_ends
+
+    def draw_strength_noise(self, sequences):
+        """Noise for every push and pop logit of a whole input (`strength_noise`).
+
+        `MemoryRNN` draws it before its loop, where Keras can draw random
+        numbers on every backend, and appends it to the step inputs.
+
+        Args:
+            sequences: `(batch, time, features)`, the RNN's input.
+
+        Returns:
+            `(batch, time, strength_noise_size)` in the dtype of
+            `sequences`: the push noise of each end, then the pop noise.
+        """
+        shape = ops.shape(sequences)
+        noise = keras.random.normal(
+            (shape[0], shape[1], self.strength_noise_size), stddev=self.strength_noise, seed=self.seed_generator
+        )
+        return ops.cast(noise, sequences.dtype)
+
+    def _split_strength_noise(self, inputs, training):
+        """`(inputs, noise or None)`: the step's noise columns, where `MemoryRNN` appended them."""
+        if inputs.shape[-1] == self._input_features + self.strength_noise_size and self.strength_noise:
+            return inputs[:, : self._input_features], inputs[:, self._input_features :]
+        if training and self.strength_noise:
+            raise ValueError(
+                f"`strength_noise={self.strength_noise}` needs `MemoryRNN` to draw the noise; "
+                "run this cell with `keras_neural_memory.MemoryRNN` instead of `keras.layers.RNN`, "
+                "or set strength_noise=0."
+            )
+        return inputs, None
+
     def build(self, input_shape):
+        self._input_features = input_shape[-1]
         controller_input = (input_shape[0], input_shape[-1] + self.num_ends * self.memory_width)
         # A deserialised controller arrives built; building it again breaks loading.
         if not self.controller.built:
@@ -311,13 +370,15 @@ class MemoryCell(keras.layers.Layer):
             inputs: `(batch, features)` the input `x_t`.
             controller_states: Flat list of the controller's states.
             reads: `(batch, ends * memory_width)` the previous reads.
-            training: Passed on to the controller.
+            training: Passed on to the controller; with `strength_noise`,
+                `inputs` may carry the step's noise (`draw_strength_noise`).
 
         Returns:
             `(output, new_controller_states, values, pops, pushes)`: the
             cell output `o_t`, the controller's flat new states, `values`
             `(batch, ends, memory_width)`, and `pops`/`pushes` `(batch, ends)`.
         """
+        inputs, noise = self._split_strength_noise(inputs, training)
         controller_input = ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1)
         structure = self.controller.state_size
         packed = tree.pack_sequence_as([structure] if isinstance(structure, int) else structure, controller_states)
@@ -328,8 +389,14 @@ class MemoryCell(keras.layers.Layer):
         output = self.output_activation(heads[:, output_slice])
         push_slices, pop_slices, value_slices = end_slices[0::3], end_slices[1::3], end_slices[2::3]
         values = ops.stack([self.value_activation(heads[:, s]) for s in value_slices], axis=1)
-        pops = ops.sigmoid(ops.concatenate([heads[:, s] for s in pop_slices], axis=-1))
-        pushes = ops.sigmoid(ops.concatenate([heads[:, s] for s in push_slices], axis=-1))
+        pop_logits = ops.concatenate([heads[:, s] for s in pop_slices], axis=-1)
+        push_logits = ops.concatenate([heads[:, s] for s in push_slices], axis=-1)
+        if noise is not None:
+            noise = ops.cast(noise, heads.dtype)
+            push_logits = push_logits + noise[:, : self.num_ends]
+            pop_logits = pop_logits + noise[:, self.num_ends :]
+        pops = ops.sigmoid(pop_logits)
+        pushes = ops.sigmoid(push_logits)
         return output, tree.flatten(new_controller_states), values, pops, pushes
 
     def pack_states(self, output, controller_states, reads, memory_state):
@@ -387,6 +454,8 @@ class MemoryCell(keras.layers.Layer):
                 "trainable_initial_state": self.trainable_initial_state,
                 "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
                 "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
+                "strength_noise": self.strength_noise,
+                "seed": self.seed,
             }
         )
         return config

@@ -48,7 +48,8 @@ class MemoryRNN(keras.layers.RNN):
             (with `capacity` at least `time`) or a previous `return_state`.
         mask: `(batch, time)` boolean mask; masked steps leave the memory
             unchanged.
-        training: Passed on to the cell.
+        training: Passed on to the cell. While training, a cell with
+            `strength_noise` gets its noise here (`draw_strength_noise`).
 
     Example:
 
@@ -99,6 +100,9 @@ class MemoryRNN(keras.layers.RNN):
         if initial_state is None:
             shape = ops.shape(sequences)
             initial_state = self.cell.get_initial_state(batch_size=shape[0], capacity=shape[1])
+        if training and self.cell.strength_noise:
+            # Drawn for the whole input, outside the loop: a seed cannot advance inside a JAX scan.
+            sequences = ops.concatenate([sequences, self.cell.draw_strength_noise(sequences)], axis=-1)
         if not self.runs_fused:
             return super().call(sequences, initial_state=initial_state, mask=mask, training=training)
         dtype = self.cell.compute_dtype

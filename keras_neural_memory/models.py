@@ -41,6 +41,7 @@ def build_transducer(
     lstm_layers=2,
     embedding_dim=64,
     pop_bias_init=-1.0,
+    strength_noise=0.0,
     name=None,
 ):
     """The paper's transducer: embeddings, a recurrent core, a softmax layer.
@@ -63,6 +64,8 @@ def build_transducer(
             Ignored by memory models, whose controller is one LSTM.
         embedding_dim: Embedding size (the paper: 64).
         pop_bias_init: Initial pop-gate bias of memory models.
+        strength_noise: The memory cell's `strength_noise`: Gaussian noise
+            on the push and pop logits while training (memory models only).
         name: Model name; defaults to e.g. "stack_lstm_256".
 
     Returns:
@@ -88,6 +91,11 @@ def build_transducer(
         ("embedding_dim", embedding_dim),
     ):
         check_positive_int(arg, value)
+    if memory == "lstm" and strength_noise:
+        raise ValueError(
+            f"`strength_noise` applies to memory models; received strength_noise={strength_noise!r} "
+            'with memory="lstm". Pass memory="stack", "queue" or "deque", or strength_noise=0.'
+        )
     from tfds_tasks import joint
 
     inputs = keras.Input((None,), dtype="int32", name="joint_ids")
@@ -100,7 +108,10 @@ def build_transducer(
         default_name = f"lstm{lstm_layers}_{hidden_size}"
     else:
         cell = MEMORY_CELLS[memory](
-            keras.layers.LSTMCell(hidden_size), memory_width=memory_width, pop_bias_init=pop_bias_init
+            keras.layers.LSTMCell(hidden_size),
+            memory_width=memory_width,
+            pop_bias_init=pop_bias_init,
+            strength_noise=strength_noise,
         )
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
         default_name = f"{memory}_lstm_{hidden_size}"
@@ -116,6 +127,7 @@ def build_hao_model(
     hidden_size=10,
     memory_width=2,
     pop_bias_init=-1.0,
+    strength_noise=0.0,
     name=None,
 ):
     """A network of Hao et al. 2018 (§2.2, §5) for the aligned layout.
@@ -139,6 +151,7 @@ def build_hao_model(
         hidden_size: LSTM state size (the paper: 10).
         memory_width: Stack vector size (the paper: 2, or 6 for XOR).
         pop_bias_init: Initial pop-gate bias.
+        strength_noise: The `StackCell`'s `strength_noise` (with a stack only).
         name: Model name.
 
     Returns:
@@ -158,6 +171,11 @@ def build_hao_model(
         ("memory_width", memory_width),
     ):
         check_positive_int(arg, value)
+    if not stack and strength_noise:
+        raise ValueError(
+            f"`strength_noise` applies to the stack's strengths; received strength_noise={strength_noise!r} "
+            "with stack=False. Pass stack=True, or strength_noise=0."
+        )
     from tfds_tasks import joint
 
     outputs = joint.output_vocab_size(target_vocab_size, "aligned")
@@ -182,9 +200,15 @@ def build_hao_model(
                 output_activation=None,
                 value_activation="sigmoid",
                 pop_bias_init=pop_bias_init,
+                strength_noise=strength_noise,
             )
         else:
-            cell = StackCell(keras.layers.LSTMCell(hidden_size), memory_width=memory_width, pop_bias_init=pop_bias_init)
+            cell = StackCell(
+                keras.layers.LSTMCell(hidden_size),
+                memory_width=memory_width,
+                pop_bias_init=pop_bias_init,
+                strength_noise=strength_noise,
+            )
         x = MemoryRNN(cell, return_sequences=True, name="stack_rnn")(x)
     elif controller == "lstm":
         x = keras.layers.LSTM(hidden_size, return_sequences=True, name="lstm")(x)

@@ -44,6 +44,7 @@ def _argument_type(parse, check, noun, **bounds):
 positive_int = _argument_type(int, check_positive_int, "an integer")
 positive_float = _argument_type(float, check_real, "a number", above=0)
 unit_float = _argument_type(float, check_real, "a number", above=0, maximum=1)
+non_negative_float = _argument_type(float, check_real, "a number", minimum=0)
 
 
 def _list_of(item_type):
@@ -94,6 +95,8 @@ def parser():
     train.add_argument("--controller", choices=CONTROLLERS, default="lstm", help="controller of Hao et al. tasks")
     train.add_argument("--scale", choices=tuple(SCALES), default="default", help="lengths, vocabulary and sizes")
     train.add_argument("--learning-rate", type=positive_float, default=5e-3, help="default 5e-3, from the paper's grid")
+    train.add_argument("--strength-noise", type=non_negative_float, default=0.0, metavar="STDDEV",
+                       help="Gaussian noise on the push and pop logits while training (memory models; default 0)")
     train.add_argument("--batch-size", type=positive_int, default=10)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--output-dir", help="the run's folder; default: runs/TASK-MEMORY-SCALE")
@@ -142,7 +145,7 @@ def cmd_train(args):
     config = RunConfig(
         args.task, memory=args.memory, lstm_layers=args.lstm_layers, controller=args.controller, scale=args.scale,
         hidden_size=args.hidden_size, memory_width=args.memory_width, learning_rate=args.learning_rate,
-        batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
+        strength_noise=args.strength_noise, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
         stop_at_coarse=args.stop_at_coarse, eval_examples=args.eval_examples, seed=args.seed,
         output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
     )  # fmt: skip

@@ -67,6 +67,8 @@ class RunConfig:
         hidden_size: Controller units.
         memory_width: Memory vector size.
         learning_rate: RMSProp learning rate.
+        strength_noise: The memory cell's `strength_noise` (Gaussian noise
+            on the push and pop logits while training); memory models only.
         batch_size: Examples per batch (the paper: 10).
         epochs: Most epochs to train.
         steps_per_epoch: Batches per epoch.
@@ -94,6 +96,7 @@ class RunConfig:
     hidden_size: int | None = None
     memory_width: int | None = None
     learning_rate: float = 5e-3
+    strength_noise: float = 0.0
     batch_size: int = 10
     epochs: int | None = None
     steps_per_epoch: int | None = None
@@ -115,6 +118,12 @@ class RunConfig:
         for name in ("hidden_size", "memory_width", "epochs", "steps_per_epoch"):
             check_positive_int(name, getattr(self, name), allow_none=True)
         check_real("learning_rate", self.learning_rate, above=0)
+        check_real("strength_noise", self.strength_noise, minimum=0)
+        if self.strength_noise and self.memory == "lstm":
+            raise UsageError(
+                f"--strength-noise applies to memory models, not --memory lstm; received {self.strength_noise!r}. "
+                "Choose --memory stack, queue or deque, or leave --strength-noise at 0"
+            )
         if self.stop_at_coarse is not None:
             check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
@@ -149,4 +158,6 @@ class RunConfig:
         record = dataclasses.asdict(self)
         for key in ("output_dir", "overwrite", "jit_compile", "verbose"):
             del record[key]
+        if not record["strength_noise"]:
+            del record["strength_noise"]  # as recorded before the option existed, so those runs still match
         return record

@@ -42,6 +42,7 @@ def build_model(setup, config):
             hidden_size=config.hidden_size,
             memory_width=config.memory_width,
             lstm_layers=config.lstm_layers,
+            strength_noise=config.strength_noise,
         )
     if config.memory not in ("stack", "lstm"):
         raise UsageError(f"task {setup.name} takes --memory stack or lstm (Hao et al.), not {config.memory!r}")
@@ -52,6 +53,7 @@ def build_model(setup, config):
         stack=config.memory == "stack",
         hidden_size=config.hidden_size,
         memory_width=config.memory_width,
+        strength_noise=config.strength_noise,
     )
 
 

@@ -242,6 +242,8 @@ def test_stop_when_learned_counts_consecutive_epochs_across_a_resume(tmp_path):
         (["train", "--task", "sequence_copy", "--hidden-size", "-5"], "must be a positive integer"),
         (["train", "--task", "sequence_copy", "--batch-size", "0"], "must be a positive integer"),
         (["train", "--task", "sequence_copy", "--eval-examples", "0"], "must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--strength-noise", "-1"], "--strength-noise: must be a finite number >= 0, not -1"),
+        (["train", "--task", "sequence_copy", "--memory", "lstm", "--strength-noise", "1"], "applies to memory models"),
         (["train", "--task", "sequence_copy", "--stop-at-coarse", "1.5"], "--stop-at-coarse: must be a finite number above 0 and <= 1, not 1.5"),
         (["evaluate", "--model", "m.keras", "--task", "sequence_copy", "--sweep-step", "0"], "must be a positive integer"),
     ],

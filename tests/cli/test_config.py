@@ -31,6 +31,9 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         "task", "memory", "lstm_layers", "controller", "scale", "hidden_size", "memory_width", "learning_rate",
         "batch_size", "epochs", "steps_per_epoch", "stop_at_coarse", "eval_examples", "seed",
     ]  # fmt: skip
+    # A newer option enters the settings only when it is used, for the same reason.
+    noisy = RunConfig("sequence_copy", strength_noise=1.0).settings()
+    assert noisy["strength_noise"] == 1.0 and noisy != a.settings()
 
 
 @pytest.mark.parametrize(
@@ -43,6 +46,8 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         (dict(learning_rate=math.nan), "`learning_rate` must be a finite number above 0"),
         (dict(stop_at_coarse=1.5), "`stop_at_coarse` must be a finite number above 0 and <= 1"),
         (dict(seed="0"), "`seed` must be an integer"),
+        (dict(strength_noise=-1.0), "`strength_noise` must be a finite number >= 0"),
+        (dict(memory="lstm", strength_noise=1.0), "--strength-noise applies to memory models, not --memory lstm"),
     ],
 )
 def test_run_config_rejects_bad_values_naming_the_field(kwargs, match):

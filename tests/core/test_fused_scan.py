@@ -40,7 +40,7 @@ def loss_weights(values):
     return [rng.normal(size=tuple(v.shape)).astype(keras.backend.standardize_dtype(v.dtype)) for v in values]
 
 
-def outputs_and_gradients(layer, x, mask=None, initial_state=None):
+def outputs_and_gradients(layer, x, mask=None, initial_state=None, training=False):
     """Outputs, final states (less `written`) and d loss / d (weights, x, initial states)."""
     initial_state = list(initial_state or [])
     if keras.backend.backend() == "jax":
@@ -50,7 +50,7 @@ def outputs_and_gradients(layer, x, mask=None, initial_state=None):
         def run(trainable, x, states):
             out, _ = layer.stateless_call(
                 trainable, [v.value for v in layer.non_trainable_variables], x,
-                mask=mask, initial_state=states or None,
+                mask=mask, initial_state=states or None, training=training,
             )  # fmt: skip
             return out[:-1]
 
@@ -69,7 +69,7 @@ def outputs_and_gradients(layer, x, mask=None, initial_state=None):
         states = [tf.constant(s) for s in initial_state]
         with tf.GradientTape() as tape:
             tape.watch([x, *states])
-            results = layer(x, mask=mask, initial_state=states or None)[:-1]
+            results = layer(x, mask=mask, initial_state=states or None, training=training)[:-1]
             loss = sum(tf.reduce_sum(r * w) for r, w in zip(results, loss_weights(results)))
         gradients = tape.gradient(loss, [*layer.trainable_variables, x, *states[:-1]])
         gradients += [None] if states else []
