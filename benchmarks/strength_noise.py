@@ -33,7 +33,9 @@ import json
 import pathlib
 import sys
 
-from keras_neural_memory.experiments import evaluation, training
+import numpy as np
+
+from keras_neural_memory.experiments import data, evaluation, training
 from keras_neural_memory.experiments.config import SCALES, RunConfig
 from keras_neural_memory.experiments.files import write_atomically
 
@@ -85,6 +87,35 @@ def measured(run, lengths, examples):
     return kept[key]
 
 
+def measured_fraction(run, memory, scale, examples=20):
+    """How far the run's pushes and pops are from whole ones, on training-length strings.
+
+    The mean of `min(s, 1 - s)` over every push and pop strength `s` of
+    `examples` strings (0 for whole pushes and pops, 0.5 at most), traced
+    step by step with `trace_memory`; kept in the run's folder like the
+    accuracies.
+    """
+    path = run / "lengths.json"
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    key = f"fraction:train:{examples}"
+    if key not in kept:
+        import keras
+
+        from keras_neural_memory import trace_memory
+
+        model = keras.saving.load_model(run / "model.keras")
+        embedding, layer = model.get_layer("embedding"), model.get_layer(f"{memory}_rnn")
+        setup = data.task_setup(TASK, scale)
+        strengths = []
+        for _, sequence in zip(range(examples), data.training_sequences(setup, "train", 1)):
+            trace = trace_memory(layer, embedding(np.asarray(sequence["inputs"])[None]))
+            strengths += [trace["push"].ravel(), trace["pop"].ravel()]
+        strengths = np.concatenate(strengths)
+        kept[key] = float(np.minimum(strengths, 1 - strengths).mean())
+        write_atomically(path, json.dumps(kept, indent=1, sort_keys=True))
+    return kept[key]
+
+
 def main(argv=None):
     args = parse_args(argv)
     rows = []
@@ -99,13 +130,14 @@ def main(argv=None):
                 results = training.train(config)
                 if results["diverged"]:
                     print(f"{run}: the loss became NaN; left out of the table", file=sys.stderr)
-                    rows.append((memory, noise, seed, results, None))
+                    rows.append((memory, noise, seed, results, None, None))
                     continue
                 accuracy = [measured(run, lengths, args.examples) for lengths in LENGTH_RANGES[args.scale]]
+                fraction = measured_fraction(run, memory, args.scale)
                 print(memory, f"noise {noise:g}", f"seed {seed}",
                       " ".join(f"{a}-{b}: {acc['coarse']:.3f}" for (a, b), acc in zip(LENGTH_RANGES[args.scale], accuracy)),
                       flush=True)  # fmt: skip
-                rows.append((memory, noise, seed, results, accuracy))
+                rows.append((memory, noise, seed, results, accuracy, fraction))
     if args.output:
         write_atomically(pathlib.Path(args.output), report(args, rows, argv))
         print(f"wrote {args.output}")
@@ -113,7 +145,7 @@ def main(argv=None):
 
 def report(args, rows, argv):
     command = " ".join(["python benchmarks/strength_noise.py", *(argv if argv is not None else sys.argv[1:])])
-    devices = sorted({segment["device"] for *_, results, _ in rows for segment in results.get("segments", [])})
+    devices = sorted({segment["device"] for row in rows for segment in row[3].get("segments", [])})
     ranges, scale = LENGTH_RANGES[args.scale], SCALES[args.scale]
     lines = [
         "# Bigram flipping with `strength_noise`",
@@ -128,19 +160,21 @@ def report(args, rows, argv):
         f"- Accuracy on {args.examples} fresh strings per length range; 66-128 are the even lengths (the task's"
         " only lengths) of the paper's test range 65-128.",
         f"- Trained on: {'; '.join(devices)} (each run's `segments.json`), shared with other jobs.",
+        "- \"fraction\": the mean of min(s, 1 - s) over every push and pop strength s on 20 training-length"
+        " strings: 0 when the memory pushes and pops whole units only.",
         "",
         "| memory | strength_noise | seed | train coarse (last epoch) | "
         + " | ".join(f"coarse {a}-{b}" for a, b in ranges)
-        + f" | fine {ranges[-1][0]}-{ranges[-1][1]} |",
-        "|---|--:|--:|--:|" + "--:|" * (len(ranges) + 1),
+        + f" | fine {ranges[-1][0]}-{ranges[-1][1]} | fraction |",
+        "|---|--:|--:|--:|" + "--:|" * (len(ranges) + 2),
     ]
-    for memory, noise, seed, results, accuracy in rows:
+    for memory, noise, seed, results, accuracy, fraction in rows:
         train = results["history"]["coarse_accuracy"][-1] if results["history"].get("coarse_accuracy") else float("nan")
         cells = [memory, f"{noise:g}", str(seed), f"{train:.3f}"]
         if accuracy is None:
-            cells += ["diverged"] * (len(ranges) + 1)
+            cells += ["diverged"] * (len(ranges) + 2)
         else:
-            cells += [f"{acc['coarse']:.3f}" for acc in accuracy] + [f"{accuracy[-1]['fine']:.3f}"]
+            cells += [f"{acc['coarse']:.3f}" for acc in accuracy] + [f"{accuracy[-1]['fine']:.3f}", f"{fraction:.3f}"]
         lines.append("| " + " | ".join(cells) + " |")
     solved_at = next(i for i, (low, _) in enumerate(ranges) if low > 64)  # the paper's test lengths
     low, high = ranges[solved_at]
@@ -153,7 +187,7 @@ def report(args, rows, argv):
     ]
     for memory in args.memories:
         for noise in args.noise:
-            finished = [acc for m, n, _, _, acc in rows if (m, n) == (memory, noise)]
+            finished = [row[4] for row in rows if row[:2] == (memory, noise)]
             solved = sum(acc is not None and acc[solved_at]["coarse"] >= 0.99 for acc in finished)
             lines.append(f"| {memory} | {noise:g} | {solved} / {len(finished)} |")
     return "\n".join(lines) + "\n"
