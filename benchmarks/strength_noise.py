@@ -36,6 +36,7 @@ import sys
 import numpy as np
 
 from keras_neural_memory.experiments import data, evaluation, training
+from keras_neural_memory.experiments.cli import _list_of
 from keras_neural_memory.experiments.config import SCALES, RunConfig
 from keras_neural_memory.experiments.files import write_atomically
 
@@ -46,10 +47,6 @@ LENGTH_RANGES = {
     "default": ((8, 16), (18, 32), (34, 64), (66, 128)),
     "paper": ((8, 64), (66, 128), (130, 256)),
 }
-
-
-def _list_of(kind):
-    return lambda text: [kind(item) for item in text.split(",")]
 
 
 def parse_args(argv):
@@ -75,16 +72,24 @@ def run_dir(args, memory, noise, seed):
     return pathlib.Path(args.runs_dir) / f"{prefix}{memory}-noise{noise:g}-seed{seed}{suffix}"
 
 
-def measured(run, lengths, examples):
-    """Accuracy of the finished run at `lengths`, measured once and kept in the run's folder."""
-    path = run / "lengths.json"
+def kept_measurement(run, key, measure):
+    """`measure()`, computed once per `key` and kept in the run's `measurements.json` (written atomically)."""
+    path = run / "measurements.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
-    key = f"{lengths[0]}-{lengths[1]}:{examples}"
     if key not in kept:
-        report = evaluation.evaluate(str(run), lengths=lengths, examples=examples)
-        kept[key] = {name: report[name] for name in ("coarse", "fine", "masked")}
+        kept[key] = measure()
         write_atomically(path, json.dumps(kept, indent=1, sort_keys=True))
     return kept[key]
+
+
+def measured(run, lengths, examples):
+    """Accuracy of the finished run at `lengths`."""
+
+    def measure():
+        report = evaluation.evaluate(str(run), lengths=lengths, examples=examples)
+        return {name: report[name] for name in ("coarse", "fine", "masked")}
+
+    return kept_measurement(run, f"{lengths[0]}-{lengths[1]}:{examples}", measure)
 
 
 def measured_fraction(run, memory, scale, examples=20):
@@ -92,13 +97,10 @@ def measured_fraction(run, memory, scale, examples=20):
 
     The mean of `min(s, 1 - s)` over every push and pop strength `s` of
     `examples` strings (0 for whole pushes and pops, 0.5 at most), traced
-    step by step with `trace_memory`; kept in the run's folder like the
-    accuracies.
+    step by step with `trace_memory`.
     """
-    path = run / "lengths.json"
-    kept = json.loads(path.read_text()) if path.exists() else {}
-    key = f"fraction:train:{examples}"
-    if key not in kept:
+
+    def measure():
         import keras
 
         from keras_neural_memory import trace_memory
@@ -111,9 +113,9 @@ def measured_fraction(run, memory, scale, examples=20):
             trace = trace_memory(layer, embedding(np.asarray(sequence["inputs"])[None]))
             strengths += [trace["push"].ravel(), trace["pop"].ravel()]
         strengths = np.concatenate(strengths)
-        kept[key] = float(np.minimum(strengths, 1 - strengths).mean())
-        write_atomically(path, json.dumps(kept, indent=1, sort_keys=True))
-    return kept[key]
+        return float(np.minimum(strengths, 1 - strengths).mean())
+
+    return kept_measurement(run, f"fraction:train:{examples}", measure)
 
 
 def main(argv=None):
