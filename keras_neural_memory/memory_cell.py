@@ -8,7 +8,7 @@ from keras import ops
 from keras import tree
 
 from keras_neural_memory import memory as memory_lib
-from keras_neural_memory.validation import check_positive_int, check_real
+from keras_neural_memory.validation import check_int, check_positive_int, check_real
 
 DEFAULT_CAPACITY = 256
 
@@ -195,8 +195,7 @@ class MemoryCell(keras.layers.Layer):
         for name, value in (("pop_bias_init", pop_bias_init), ("push_bias_init", push_bias_init)):
             check_real(name, value)
         check_real("strength_noise", strength_noise, minimum=0)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise TypeError(f"`seed` must be an integer or None; received seed={seed!r}.")
+        check_int("seed", seed, allow_none=True)
         controller_size = _controller_output_size(controller)
         output_size = output_size or controller_size
         memory_width = memory_width or controller_size
@@ -257,7 +256,7 @@ class MemoryCell(keras.layers.Layer):
             start += size
         return slices
 
-    # ----------------------------------------------------------------- build
+    # -------------------------------------------------------- strength noise
 
     @property
     def strength_noise_size(self):
@@ -294,6 +293,8 @@ class MemoryCell(keras.layers.Layer):
                 "or set strength_noise=0."
             )
         return inputs, None
+
+    # ----------------------------------------------------------------- build
 
     def build(self, input_shape):
         self._input_features = input_shape[-1]

@@ -47,6 +47,26 @@ def check_positive_int(name, value, allow_none=False):
         raise _out_of_range(name, value, "a positive integer or None" if allow_none else "a positive integer")
 
 
+def check_int(name, value, allow_none=False):
+    """Checks that `value` is an `int` (or None when allowed), e.g. a seed.
+
+    Raises:
+        TypeError: `value` is not an `int` (a `bool` is not one).
+
+    Example:
+
+    >>> check_int("seed", "0")
+    Traceback (most recent call last):
+    ...
+    TypeError: `seed` must be an integer; received seed='0'.
+    """
+    if allow_none and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        expected = "an integer or None" if allow_none else "an integer"
+        raise TypeError(f"`{name}` must be {expected}; received {name}={value!r}.")
+
+
 def check_real(name, value, minimum=None, maximum=None, above=None):
     """Checks that `value` is a finite real number in the given bounds.
 

@@ -7,7 +7,7 @@ these before it loads any data or builds a model.
 import dataclasses
 
 from keras_neural_memory.models import CONTROLLERS, MEMORY_KINDS
-from keras_neural_memory.validation import check_choice, check_positive_int, check_real
+from keras_neural_memory.validation import check_choice, check_int, check_positive_int, check_real
 
 # Grefenstette et al. tasks: source lengths, vocabulary and model size at
 # each scale. "quick" is for smoke tests; "default" shows the effect in
@@ -126,8 +126,7 @@ class RunConfig:
             )
         if self.stop_at_coarse is not None:
             check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise ValueError(f"`seed` must be an integer; received seed={self.seed!r}.")
+        check_int("seed", self.seed)
 
     def resolved(self, layout):
         """A copy with every size that was None taken from the scale (or Hao et al.).

@@ -45,7 +45,6 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         (dict(batch_size=2.5), "`batch_size` must be a positive integer"),
         (dict(learning_rate=math.nan), "`learning_rate` must be a finite number above 0"),
         (dict(stop_at_coarse=1.5), "`stop_at_coarse` must be a finite number above 0 and <= 1"),
-        (dict(seed="0"), "`seed` must be an integer"),
         (dict(strength_noise=-1.0), "`strength_noise` must be a finite number >= 0"),
         (dict(memory="lstm", strength_noise=1.0), "--strength-noise applies to memory models, not --memory lstm"),
     ],
@@ -53,6 +52,13 @@ def test_settings_are_what_makes_two_runs_the_same_run():
 def test_run_config_rejects_bad_values_naming_the_field(kwargs, match):
     with pytest.raises(ValueError, match=re.escape(match)):
         RunConfig("sequence_copy", **kwargs)
+
+
+def test_run_config_rejects_a_seed_that_is_not_an_int():
+    # The same check as the memory cells' `seed`: a value of the wrong kind is a TypeError.
+    for seed in ("0", 1.0, True):
+        with pytest.raises(TypeError, match=re.escape(f"`seed` must be an integer; received seed={seed!r}.")):
+            RunConfig("sequence_copy", seed=seed)
 
 
 def test_model_names_of_the_paper_grid():
