@@ -161,7 +161,7 @@ def report(args, rows, argv):
         " run (no early stopping, so every condition gets the same batches).",
         f"- Accuracy on {args.examples} fresh strings per length range; 66-128 are the even lengths (the task's"
         " only lengths) of the paper's test range 65-128.",
-        f"- Trained on: {'; '.join(devices)} (each run's `segments.json`), shared with other jobs.",
+        f"- Trained on: {'; '.join(devices)} (each run's `segments.json`).",
         "- \"fraction\": the mean of min(s, 1 - s) over every push and pop strength s on 20 training-length"
         " strings: 0 when the memory pushes and pops whole units only.",
         "",
