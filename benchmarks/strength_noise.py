@@ -39,6 +39,7 @@ from keras_neural_memory.experiments import data, evaluation, training
 from keras_neural_memory.experiments.cli import _list_of
 from keras_neural_memory.experiments.config import SCALES, RunConfig
 from keras_neural_memory.experiments.files import write_atomically
+from strength_drift import fraction, traces
 
 TASK, STEPS_PER_EPOCH = "bigram_flip", 250
 # Per scale: the training lengths, then longer ones. Bigram flipping takes
@@ -103,17 +104,9 @@ def measured_fraction(run, memory, scale, examples=20):
     def measure():
         import keras
 
-        from keras_neural_memory import trace_memory
-
         model = keras.saving.load_model(run / "model.keras")
-        embedding, layer = model.get_layer("embedding"), model.get_layer(f"{memory}_rnn")
         setup = data.task_setup(TASK, scale)
-        strengths = []
-        for _, sequence in zip(range(examples), data.training_sequences(setup, "train", 1)):
-            trace = trace_memory(layer, embedding(np.asarray(sequence["inputs"])[None]))
-            strengths += [trace["push"].ravel(), trace["pop"].ravel()]
-        strengths = np.concatenate(strengths)
-        return float(np.minimum(strengths, 1 - strengths).mean())
+        return fraction([trace for trace, _ in traces(model, memory, setup, "train", examples, seed=1)])
 
     return kept_measurement(run, f"fraction:train:{examples}", measure)
 
