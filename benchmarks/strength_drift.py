@@ -27,7 +27,12 @@ import sys
 import numpy as np
 
 from keras_neural_memory.experiments import data, evaluation
-from keras_neural_memory.experiments.cli import _list_of
+from keras_neural_memory.experiments.cli import _list_of, positive_int
+from keras_neural_memory.experiments.config import UsageError
+from keras_neural_memory.models import MEMORY_KINDS
+
+# The kinds that have a memory to trace ("lstm" has none).
+TRACEABLE = tuple(kind for kind in MEMORY_KINDS if kind != "lstm")
 
 
 def traces(model, memory, setup, split, examples, seed=1):
@@ -69,14 +74,17 @@ def drift(model, memory, setup, examples):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", help="a run folder (or its model.keras) of a memory model")
-    parser.add_argument("--lengths", type=_list_of(int), default=[64, 128, 160], help="source lengths to trace")
-    parser.add_argument("--examples", type=int, default=20, help="strings per length")
+    parser.add_argument("--lengths", type=_list_of(positive_int), default=[64, 128, 160], help="source lengths to trace")
+    parser.add_argument("--examples", type=positive_int, default=20, help="strings per length")
     args = parser.parse_args(argv)
     import keras
 
-    path, results = evaluation.saved_run(args.run)
+    try:
+        path, results = evaluation.saved_run(args.run)
+    except UsageError as error:
+        parser.error(str(error))
     settings = results.get("settings")
-    if not settings or settings.get("memory") not in ("stack", "queue", "deque"):
+    if not settings or settings.get("memory") not in TRACEABLE:
         parser.error(f"{args.run!r} is not a run of a memory model with its results.json; pass a stack, queue or deque run")
     model = keras.saving.load_model(path)
     print(f"{settings['memory']} on {settings['task']} ({settings['scale']} scale), {args.examples} strings per length")
