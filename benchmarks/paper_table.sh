@@ -8,8 +8,11 @@
 # in the order of docs/results.md's plan; every run resumes where it stopped
 # when the script is started again, and a finished run is never retrained,
 # so start the same command as often as needed (one process at a time per
-# RUN_DIR). `neural-memory reproduce ... --redraw` redraws the table and the
-# convergence plot from the runs finished so far.
+# RUN_DIR). Every finished run is recorded in RESULTS_FILE (default
+# docs/paper_table_results.json, kept under version control, while RUN_DIR
+# and its checkpoints are not): a run recorded there counts as done on any
+# machine, and `neural-memory reproduce ... --results-file RESULTS_FILE
+# --redraw` redraws the table and the convergence plot from it alone.
 #
 # Each row is selected by training perplexity (the paper's §4.4) from a
 # grid of LEARNING_RATES (default 5e-3,1e-3: the two largest of the paper's
@@ -37,5 +40,6 @@ done
 for row in "${selected[@]}"; do
   # shellcheck disable=SC2086  # the row's flags are meant to split
   neural-memory reproduce --plan paper ${ROWS[$row]} --learning-rates "${LEARNING_RATES:-5e-3,1e-3}" \
-    --seeds "${SEEDS:-0}" --epochs 200 --steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir "$runs"
+    --seeds "${SEEDS:-0}" --epochs 200 --steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir "$runs" \
+    --results-file "${RESULTS_FILE:-docs/paper_table_results.json}"
 done

@@ -134,6 +134,9 @@ def parser():
                            f"{{{','.join(f'{rate:g}' for rate in PAPER_LEARNING_RATES)}}}")  # fmt: skip
     reproduce.add_argument("--seeds", "--seed", dest="seeds", type=_list_of(int), default=[0], help="comma-separated seeds")
     reproduce.add_argument("--output-dir", help="default: runs/reproduce-PLAN")
+    reproduce.add_argument("--results-file", metavar="JSON",
+                           help="where finished runs accumulate, and which runs count as done even without "
+                           "their run folder; default: OUTPUT_DIR/results.json")  # fmt: skip
     reproduce.add_argument("--redraw", action="store_true", help="only redraw the table and plot from the finished runs")
     reproduce.set_defaults(run=cmd_reproduce)
     return top
@@ -184,7 +187,7 @@ def cmd_reproduce(args):
         args.plan, tasks=args.tasks, models=args.models, learning_rates=args.learning_rates, seeds=args.seeds,
         output_dir=args.output_dir, hidden_size=args.hidden_size, memory_width=args.memory_width, epochs=args.epochs,
         steps_per_epoch=args.steps_per_epoch, stop_at_coarse=args.stop_at_coarse, eval_examples=args.eval_examples,
-        redraw=args.redraw, overwrite=args.overwrite, jit_compile=args.jit_compile,
+        results_file=args.results_file, redraw=args.redraw, overwrite=args.overwrite, jit_compile=args.jit_compile,
     )  # fmt: skip
     return 0
 

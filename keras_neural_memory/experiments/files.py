@@ -9,6 +9,11 @@ import contextlib
 import os
 import pathlib
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+
 from keras_neural_memory.experiments.config import UsageError
 
 
@@ -40,6 +45,26 @@ def write_atomically(path, text):
     """Writes `text` to `path` atomically."""
     with atomic_path(path) as temporary:
         temporary.write_text(text)
+
+
+@contextlib.contextmanager
+def locked(path):
+    """Holds an exclusive lock on `path` for the block, against other processes that lock it too.
+
+    The lock is on a file beside `path` (".lock-NAME"), so `path` itself can
+    be replaced while it is held. Where `fcntl` is missing (Windows) the
+    block runs unlocked.
+    """
+    path = pathlib.Path(path)
+    if fcntl is None:
+        yield
+        return
+    with open(path.with_name(f".lock-{path.name}"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def save_model_atomically(model, path):

@@ -9,12 +9,19 @@ the output folder:
   training and at test lengths, beside the paper's test numbers;
 * `convergence.png`: training coarse accuracy against batches, memory
   models against LSTMs (the paper's Figure 2b), one panel per task;
-* `results.json` and one run folder per run.
+* one run folder per run;
+* the results file (default `results.json` in the output folder): every
+  finished run, as `training.train` returns it. Runs accumulate there
+  across calls, rows and processes, and a run recorded there is reused
+  even once its run folder is gone, so the file alone (which is small
+  enough to keep under version control) redraws the table and tells a
+  later call which runs are already done.
 """
 
 import dataclasses
 import json
 import math
+import pathlib
 import time
 
 from keras_neural_memory.experiments import files, training
@@ -152,7 +159,7 @@ def plot_convergence(runs, path):
 
 def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), seeds=(0,), output_dir=None,
               hidden_size=None, memory_width=None, epochs=None, steps_per_epoch=None, stop_at_coarse=None,
-              eval_examples=500, redraw=False, overwrite=False, jit_compile=True):  # fmt: skip
+              eval_examples=500, results_file=None, redraw=False, overwrite=False, jit_compile=True):  # fmt: skip
     """Trains (or reuses) every run of a plan's grid; writes and returns the table.
 
     Args:
@@ -171,6 +178,9 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
         stop_at_coarse: Stop each run once training coarse accuracy reaches
             this at two consecutive epochs.
         eval_examples: Examples per accuracy measurement.
+        results_file: The JSON file where finished runs accumulate; default
+            "results.json" in `output_dir`. A run of the same settings
+            recorded there is not retrained, even without its run folder.
         redraw: Only redraw the table and the plot from the finished runs.
         overwrite: Retrain finished runs instead of reusing them.
         jit_compile: Compile with XLA.
@@ -191,6 +201,9 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
         if task not in TASKS:
             raise UsageError(f"unknown task {task!r} in --tasks; choose from {', '.join(TASKS)}")
     output = files.writable_dir(output_dir or f"runs/reproduce-{plan}")
+    ledger = pathlib.Path(results_file) if results_file else output / "results.json"
+    files.writable_dir(ledger.parent, flag="--results-file")
+    recorded = read_results(ledger)
     runs, start = [], time.perf_counter()
     for task in tasks:
         for model in models:
@@ -198,11 +211,6 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
             for learning_rate in learning_rates:
                 for seed in seeds:
                     run_dir = output / f"{task}-{model}" / f"lr{learning_rate:g}-seed{seed}"
-                    if redraw:
-                        path = run_dir / "results.json"
-                        if path.is_file():
-                            runs.append({**json.loads(path.read_text()), "plan_model": model})
-                        continue
                     config = RunConfig(
                         task, memory=memory, lstm_layers=lstm_layers, scale=chosen.data_scale,
                         hidden_size=hidden_size, memory_width=memory_width, learning_rate=learning_rate,
@@ -210,11 +218,21 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
                         stop_at_coarse=stop_at_coarse, eval_examples=eval_examples, seed=seed,
                         output_dir=str(run_dir), overwrite=overwrite, jit_compile=jit_compile, verbose=0,
                     )  # fmt: skip
-                    keras.backend.clear_session()  # free the previous run's graphs and compilations
-                    runs.append({**training.train(config), "plan_model": model})
-                    _report(runs[-1])
+                    run = None if overwrite else _recorded_run(config, recorded)
+                    if run is None:
+                        if redraw:
+                            run = _finished_run_folder(config, run_dir)
+                        else:
+                            keras.backend.clear_session()  # free the previous run's graphs and compilations
+                            run = training.train(config)
+                            _report({**run, "plan_model": model})
+                        if run is not None:
+                            recorded = record_results(ledger, [{**run, "plan_model": model}])
+                    if run is not None:
+                        runs.append({**run, "plan_model": model})
     if not runs:
-        raise UsageError(f"no finished runs in {str(output)!r} to draw a table from; run without --redraw first")
+        raise UsageError(f"no finished runs in {str(output)!r} or {str(ledger)!r} to draw a table from; "
+                         "run without --redraw first")
     minutes = (time.perf_counter() - start) / 60
     table = markdown_table(runs)
     header = (
@@ -224,11 +242,60 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
         "The paper's column is at its own scale (train 8-64, test 65-128, hidden 256/512, best of a grid)."
     )
     files.write_atomically(output / "results.md", header + "\n\n" + table + "\n")
-    files.write_atomically(output / "results.json", json.dumps(runs, indent=2))
     plot_convergence(runs, output / "convergence.png")
     print("\n" + table)
-    print(f"\ntable: {output / 'results.md'}\nplot: {output / 'convergence.png'}")
+    print(f"\ntable: {output / 'results.md'}\nplot: {output / 'convergence.png'}\nresults: {ledger}")
     return table
+
+
+def read_results(path):
+    """The finished runs recorded in the results file `path` (none if it does not exist yet)."""
+    path = pathlib.Path(path)
+    if not path.is_file():
+        return []
+    try:
+        runs = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{str(path)!r} is not a results file ({error}); pass another --results-file") from None
+    if not isinstance(runs, list) or not all(isinstance(run, dict) and "settings" in run for run in runs):
+        raise UsageError(f"{str(path)!r} is not a results file (a JSON list of finished runs); pass another --results-file")
+    return runs
+
+
+def record_results(path, new_runs):
+    """Adds `new_runs` to the results file `path`, each replacing any run of the same settings.
+
+    The file is read again and replaced atomically under a lock, so that
+    several processes (say, the rows of a table sharing one GPU) can record
+    into the same file. Returns every run the file now holds.
+    """
+    with files.locked(path):
+        runs = read_results(path)
+        for new in new_runs:
+            runs = [run for run in runs if run["settings"] != new["settings"]] + [new]
+        files.write_atomically(path, json.dumps(runs, indent=2))
+    return runs
+
+
+def _settings(config):
+    from tfds_tasks import layout_for
+
+    return config.resolved(layout_for(config.task)).settings()
+
+
+def _recorded_run(config, recorded):
+    """The run of `config`'s settings among the `recorded` runs, or None."""
+    settings = _settings(config)
+    return next((run for run in recorded if run["settings"] == settings), None)
+
+
+def _finished_run_folder(config, run_dir):
+    """The results of `config`'s finished run in `run_dir` (as `training.train` wrote them), or None."""
+    path = run_dir / "results.json"
+    if not path.is_file():
+        return None
+    run = json.loads(path.read_text())
+    return {**run, "output_dir": str(run_dir)} if run.get("settings") == _settings(config) else None
 
 
 def _report(run):

@@ -3,6 +3,7 @@
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -335,6 +336,68 @@ def test_reproduce_writes_table_beside_the_paper_and_convergence_plot(tmp_path, 
     capsys.readouterr()
     assert cli.main([*args, "--seeds", "0,1", "--redraw"]) == 0
     assert (tmp_path / "results.md").read_text().split("\n\n", 1)[1] == table.split("\n\n", 1)[1]
+    # The results file alone redraws it, and marks the runs as done, once the run folders are gone.
+    for folder in tmp_path.glob("sequence_copy-*"):
+        shutil.rmtree(folder)
+    assert cli.main([*args, "--seeds", "0,1", "--redraw"]) == 0
+    assert (tmp_path / "results.md").read_text().split("\n\n", 1)[1] == table.split("\n\n", 1)[1]
+    assert cli.main([*args, "--seeds", "0,1"]) == 0
+    assert not list(tmp_path.glob("sequence_copy-*"))  # nothing retrained
+
+
+def _fake_run(config):
+    """What `training.train` returns, without training: enough for the table and the plot."""
+    from tfds_tasks import layout_for
+
+    resolved = config.resolved(layout_for(config.task))
+    epochs = 2
+    return {
+        "settings": resolved.settings(), "task": config.task, "memory": config.memory, "parameters": 100, "train_seconds": 1.0,
+        "seed": config.seed, "learning_rate": config.learning_rate, "batches": epochs * resolved.steps_per_epoch,
+        "steps_per_epoch": resolved.steps_per_epoch, "train_lengths": [8, 16], "test_lengths": [17, 32],
+        "history": {"loss": [2.0, 1.0 + config.seed], "coarse_accuracy": [0.0, 0.5]}, "diverged": False,
+        "train_accuracy": {"coarse": 0.5, "fine": 0.6}, "test_accuracy": {"coarse": 0.1, "fine": 0.2},
+        "output_dir": config.output_dir,
+    }  # fmt: skip
+
+
+def test_reproduce_accumulates_runs_in_one_results_file_across_calls(tmp_path, monkeypatch, capsys):
+    from keras_neural_memory.experiments import cli, training
+
+    trained = []
+    monkeypatch.setattr(training, "train", lambda config: trained.append(config) or _fake_run(config))
+    ledger = tmp_path / "kept" / "results.json"
+    common = ["reproduce", "--epochs", "2", "--output-dir", str(tmp_path / "runs"), "--results-file", str(ledger)]
+    assert cli.main([*common, "--tasks", "sequence_copy", "--models", "queue", "--seeds", "0,1"]) == 0
+    assert cli.main([*common, "--tasks", "sequence_reversal", "--models", "stack"]) == 0
+    assert len(trained) == 3
+    runs = json.loads(ledger.read_text())
+    assert [(run["task"], run["plan_model"], run["seed"]) for run in runs] == [
+        ("sequence_copy", "queue", 0), ("sequence_copy", "queue", 1), ("sequence_reversal", "stack", 0)]
+    # Both rows are done: drawing the whole grid trains nothing more.
+    assert cli.main([*common, "--tasks", "sequence_copy,sequence_reversal", "--models", "queue,stack", "--seeds", "0,1", "--redraw"]) == 0
+    table = (tmp_path / "runs" / "results.md").read_text()
+    assert "| sequence_copy | queue | 100 | 0 / 2 | 0.005, 0 |" in table  # lower final loss: seed 0
+    assert "| sequence_reversal | stack |" in table
+    assert cli.main([*common, "--tasks", "sequence_copy", "--models", "queue", "--seeds", "0,1"]) == 0
+    assert len(trained) == 3
+    # --overwrite retrains, and the new results replace the old ones in the file.
+    assert cli.main([*common, "--tasks", "sequence_copy", "--models", "queue", "--overwrite"]) == 0
+    assert len(trained) == 4 and len(json.loads(ledger.read_text())) == 3
+    # A run of other settings (more epochs) is another run.
+    assert cli.main([*["reproduce", "--epochs", "3"], *common[3:], "--tasks", "sequence_copy", "--models", "queue"]) == 0
+    assert len(trained) == 5 and len(json.loads(ledger.read_text())) == 4
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"runs": []}', '[{"task": "sequence_copy"}]'])
+def test_reproduce_names_a_results_file_it_cannot_read(tmp_path, capsys, content):
+    from keras_neural_memory.experiments import cli
+
+    ledger = tmp_path / "results.json"
+    ledger.write_text(content)
+    assert cli.main(["reproduce", "--output-dir", str(tmp_path), "--results-file", str(ledger), "--redraw"]) == 2
+    error = capsys.readouterr().err
+    assert "is not a results file" in error and "--results-file" in error and len(error.strip().splitlines()) == 1
 
 
 def test_reproduce_rejects_unknown_models(capsys):
