@@ -77,6 +77,9 @@ def _run_flags():
     flags.add_argument("--steps-per-epoch", type=positive_int, help="batches per epoch; default: from the scale or plan")
     flags.add_argument("--stop-at-coarse", type=unit_float, metavar="ACCURACY",
                        help="stop once training coarse accuracy reaches ACCURACY at two consecutive epochs")
+    flags.add_argument("--validation-examples", type=positive_int, metavar="N",
+                       help="after every epoch, measure accuracy on N held-out strings of training lengths without "
+                       "strength noise; --stop-at-coarse then reads it instead of the training batches' average")
     flags.add_argument("--eval-examples", type=positive_int, default=500, help="examples per accuracy measurement")
     flags.add_argument("--overwrite", action="store_true", help="retrain a finished run instead of reusing it")
     flags.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True, help="XLA (default on)")
@@ -149,8 +152,8 @@ def cmd_train(args):
         args.task, memory=args.memory, lstm_layers=args.lstm_layers, controller=args.controller, scale=args.scale,
         hidden_size=args.hidden_size, memory_width=args.memory_width, learning_rate=args.learning_rate,
         strength_noise=args.strength_noise, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
-        stop_at_coarse=args.stop_at_coarse, eval_examples=args.eval_examples, seed=args.seed,
-        output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
+        stop_at_coarse=args.stop_at_coarse, validation_examples=args.validation_examples,
+        eval_examples=args.eval_examples, seed=args.seed, output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
     )  # fmt: skip
     results = training.train(config)
     output = pathlib.Path(results["output_dir"])
@@ -186,7 +189,8 @@ def cmd_reproduce(args):
     reproduce.reproduce(
         args.plan, tasks=args.tasks, models=args.models, learning_rates=args.learning_rates, seeds=args.seeds,
         output_dir=args.output_dir, hidden_size=args.hidden_size, memory_width=args.memory_width, epochs=args.epochs,
-        steps_per_epoch=args.steps_per_epoch, stop_at_coarse=args.stop_at_coarse, eval_examples=args.eval_examples,
+        steps_per_epoch=args.steps_per_epoch, stop_at_coarse=args.stop_at_coarse,
+        validation_examples=args.validation_examples, eval_examples=args.eval_examples,
         results_file=args.results_file, redraw=args.redraw, overwrite=args.overwrite, jit_compile=args.jit_compile,
     )  # fmt: skip
     return 0

@@ -74,6 +74,12 @@ class RunConfig:
         steps_per_epoch: Batches per epoch.
         stop_at_coarse: Stop once training coarse accuracy reaches this at
             two consecutive epochs; None trains every epoch.
+        validation_examples: After every epoch, also measure accuracy on
+            this many held-out strings of training lengths (the same ones
+            each epoch), in inference mode, so without strength noise;
+            `stop_at_coarse` then reads their coarse accuracy instead of
+            the average over the epoch's training batches. None: no such
+            measurement.
         eval_examples: Examples per accuracy measurement.
         seed: Seed of the weights and of the example stream.
         output_dir: The run's folder; None gives "runs/TASK-MEMORY-SCALE".
@@ -101,6 +107,7 @@ class RunConfig:
     epochs: int | None = None
     steps_per_epoch: int | None = None
     stop_at_coarse: float | None = None
+    validation_examples: int | None = None
     eval_examples: int = 500
     seed: int = 0
     output_dir: str | None = None
@@ -115,7 +122,7 @@ class RunConfig:
         check_choice("verbose", self.verbose, (0, 1, 2))
         for name in ("lstm_layers", "batch_size", "eval_examples"):
             check_positive_int(name, getattr(self, name))
-        for name in ("hidden_size", "memory_width", "epochs", "steps_per_epoch"):
+        for name in ("hidden_size", "memory_width", "epochs", "steps_per_epoch", "validation_examples"):
             check_positive_int(name, getattr(self, name), allow_none=True)
         check_real("learning_rate", self.learning_rate, above=0)
         check_real("strength_noise", self.strength_noise, minimum=0)
@@ -157,6 +164,9 @@ class RunConfig:
         record = dataclasses.asdict(self)
         for key in ("output_dir", "overwrite", "jit_compile", "verbose"):
             del record[key]
+        # Options left off are recorded as before they existed, so those runs still match.
         if not record["strength_noise"]:
-            del record["strength_noise"]  # as recorded before the option existed, so those runs still match
+            del record["strength_noise"]
+        if record["validation_examples"] is None:
+            del record["validation_examples"]
         return record

@@ -78,8 +78,9 @@ def select(runs):
     Selection is by training perplexity, the exponential of the loss, never
     by test accuracy. Diverged runs are never selected while another exists.
     Each row also counts the runs of its grid and how many converged on
-    their own (training coarse accuracy at least `CONVERGED` at two
-    consecutive epochs).
+    their own (training coarse accuracy, or that of the held-out strings
+    where the run measured them, at least `CONVERGED` at two consecutive
+    epochs).
     """
     rows = {}
     for run in runs:
@@ -101,7 +102,9 @@ def _selection_key(run):
 
 
 def _converged(run):
-    coarse = run["history"].get("coarse_accuracy", [])
+    # The accuracy the run's stopping rule read: of held-out strings, where the run measured them.
+    history = run["history"]
+    coarse = history.get("val_coarse_accuracy", history.get("coarse_accuracy", []))
     return any(a >= CONVERGED and b >= CONVERGED for a, b in zip(coarse, coarse[1:]))
 
 
@@ -159,7 +162,7 @@ def plot_convergence(runs, path):
 
 def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), seeds=(0,), output_dir=None,
               hidden_size=None, memory_width=None, epochs=None, steps_per_epoch=None, stop_at_coarse=None,
-              eval_examples=500, results_file=None, redraw=False, overwrite=False, jit_compile=True):  # fmt: skip
+              validation_examples=None, eval_examples=500, results_file=None, redraw=False, overwrite=False, jit_compile=True):  # fmt: skip
     """Trains (or reuses) every run of a plan's grid; writes and returns the table.
 
     Args:
@@ -177,6 +180,8 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
         steps_per_epoch: Batches per epoch; default the plan's.
         stop_at_coarse: Stop each run once training coarse accuracy reaches
             this at two consecutive epochs.
+        validation_examples: Held-out strings of training lengths measured
+            after every epoch (see `RunConfig`).
         eval_examples: Examples per accuracy measurement.
         results_file: The JSON file where finished runs accumulate; default
             "results.json" in `output_dir`. A run of the same settings
@@ -215,7 +220,8 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
                         task, memory=memory, lstm_layers=lstm_layers, scale=chosen.data_scale,
                         hidden_size=hidden_size, memory_width=memory_width, learning_rate=learning_rate,
                         epochs=epochs or chosen.epochs, steps_per_epoch=steps_per_epoch or chosen.steps_per_epoch,
-                        stop_at_coarse=stop_at_coarse, eval_examples=eval_examples, seed=seed,
+                        stop_at_coarse=stop_at_coarse, validation_examples=validation_examples,
+                        eval_examples=eval_examples, seed=seed,
                         output_dir=str(run_dir), overwrite=overwrite, jit_compile=jit_compile, verbose=0,
                     )  # fmt: skip
                     run = None if overwrite else _recorded_run(config, recorded)

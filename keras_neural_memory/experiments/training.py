@@ -26,6 +26,13 @@ from keras_neural_memory.experiments import data, files
 from keras_neural_memory.experiments.config import UsageError
 
 
+# The example streams of a run seeded s: epoch e trains on `data.epoch_seed(s, e)`, the held-out
+# strings measured after every epoch come from s + VALIDATION_SEED_OFFSET, and the final accuracies
+# from s + EVALUATION_SEED_OFFSET.
+VALIDATION_SEED_OFFSET = 2000
+EVALUATION_SEED_OFFSET = 1000
+
+
 def build_model(setup, config):
     """The model `config` describes, for the task of `setup` (a `data.TaskSetup`).
 
@@ -187,11 +194,22 @@ def train(config):
             callbacks.append(keras.callbacks.TensorBoard(str(output / "logs")))
         else:
             print("note: no TensorBoard logs, as they need TensorFlow (pip install tensorflow)", flush=True)
+        # A multiple of the batch size, so every evaluation batch splits over the replicas.
+        eval_batch = config.batch_size * max(1, 50 // config.batch_size)
+        validation = {}
+        if config.validation_examples:
+            validation_steps = -(-config.validation_examples // eval_batch)
+            validation = {
+                "validation_data": data.examples(setup, "validation", validation_steps * eval_batch,
+                                                 config.seed + VALIDATION_SEED_OFFSET, eval_batch),
+                "validation_steps": validation_steps,
+            }  # fmt: skip
         if config.stop_at_coarse is not None:
-            callbacks.append(callbacks_lib.StopWhenLearned(history_path, config.stop_at_coarse))
+            monitor = "val_coarse_accuracy" if validation else "coarse_accuracy"
+            callbacks.append(callbacks_lib.StopWhenLearned(history_path, config.stop_at_coarse, monitor=monitor))
         start = time.perf_counter()
         model.fit(batches, epochs=config.epochs, steps_per_epoch=steps, callbacks=callbacks,
-                  verbose=config.verbose, shuffle=False)  # fmt: skip
+                  verbose=config.verbose, shuffle=False, **validation)  # fmt: skip
         seconds = time.perf_counter() - start
         history = read_history(history_path)
         results = {
@@ -213,10 +231,9 @@ def train(config):
             "diverged": not all(math.isfinite(loss) for loss in history.get("loss", [math.nan])),
         }
         if not results["diverged"]:
-            # A multiple of the batch size, so every evaluation batch splits over the replicas.
-            eval_batch = config.batch_size * max(1, 50 // config.batch_size)
             for split in ("train", "test"):
-                results[f"{split}_accuracy"] = measure(model, setup, split, config.eval_examples, config.seed + 1000, eval_batch)
+                results[f"{split}_accuracy"] = measure(model, setup, split, config.eval_examples,
+                                                       config.seed + EVALUATION_SEED_OFFSET, eval_batch)  # fmt: skip
         files.save_model_atomically(model, output / "model.keras")
     files.write_atomically(output / "results.json", json.dumps(results, indent=2))
     shutil.rmtree(backup_dir, ignore_errors=True)

@@ -192,6 +192,33 @@ def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, m
     assert (tmp_path / "model.keras").stat().st_size > 10_000
 
 
+@pytest.mark.slow
+def test_held_out_strings_measured_every_epoch_drive_the_stopping_rule(tmp_path, monkeypatch):
+    """--validation-examples: noise-free accuracy of held-out strings after each epoch, and the stop rule reads it."""
+    from keras_neural_memory.experiments import callbacks, cli
+
+    monitored = []
+    original = callbacks.StopWhenLearned.__init__
+
+    def recording(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        monitored.append(self.monitor)
+
+    monkeypatch.setattr(callbacks.StopWhenLearned, "__init__", recording)
+    args = _train_args(tmp_path, "--strength-noise", "1", "--validation-examples", "20", "--stop-at-coarse", "0.99")
+    assert cli.main(args) == 0
+    assert monitored == ["val_coarse_accuracy"]
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["settings"]["validation_examples"] == 20
+    for key in ("val_coarse_accuracy", "val_fine_accuracy", "val_loss"):
+        assert len(results["history"][key]) == 2
+        assert all(0.0 <= value <= 1.0 for value in results["history"][key]) or key == "val_loss"
+    # Without the option nothing is measured, and the settings read as they did before it existed.
+    assert cli.main(_train_args(tmp_path / "plain")) == 0
+    plain = json.loads((tmp_path / "plain" / "results.json").read_text())
+    assert "validation_examples" not in plain["settings"] and "val_loss" not in plain["history"]
+
+
 def test_each_epoch_has_its_own_examples_so_a_resumed_run_sees_the_same_data():
     from keras_neural_memory.experiments import data
 
@@ -245,6 +272,7 @@ def test_stop_when_learned_counts_consecutive_epochs_across_a_resume(tmp_path):
         (["train", "--task", "sequence_copy", "--eval-examples", "0"], "must be a positive integer"),
         (["train", "--task", "sequence_copy", "--strength-noise", "-1"], "--strength-noise: must be a finite number >= 0, not -1"),
         (["train", "--task", "sequence_copy", "--memory", "lstm", "--strength-noise", "1"], "applies to memory models"),
+        (["train", "--task", "sequence_copy", "--validation-examples", "0"], "--validation-examples: must be a positive integer, not 0"),
         (["train", "--task", "sequence_copy", "--stop-at-coarse", "1.5"], "--stop-at-coarse: must be a finite number above 0 and <= 1, not 1.5"),
         (["evaluate", "--model", "m.keras", "--task", "sequence_copy", "--sweep-step", "0"], "must be a positive integer"),
     ],
