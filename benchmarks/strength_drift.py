@@ -27,7 +27,7 @@ import sys
 import numpy as np
 
 from keras_neural_memory.experiments import data, evaluation
-from keras_neural_memory.experiments.cli import _list_of, positive_int
+from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import UsageError
 from keras_neural_memory.models import MEMORY_KINDS
 
@@ -74,7 +74,7 @@ def drift(model, memory, setup, examples):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", help="a run folder (or its model.keras) of a memory model")
-    parser.add_argument("--lengths", type=_list_of(positive_int), default=[64, 128, 160], help="source lengths to trace")
+    parser.add_argument("--lengths", type=list_of(positive_int), default=[64, 128, 160], help="source lengths to trace")
     parser.add_argument("--examples", type=positive_int, default=20, help="strings per length")
     args = parser.parse_args(argv)
     import keras

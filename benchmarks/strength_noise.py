@@ -36,7 +36,7 @@ import sys
 import numpy as np
 
 from keras_neural_memory.experiments import data, evaluation, training
-from keras_neural_memory.experiments.cli import _list_of, non_negative_float, positive_float, positive_int
+from keras_neural_memory.experiments.cli import list_of, non_negative_float, positive_float, positive_int
 from keras_neural_memory.experiments.config import SCALES, RunConfig
 from keras_neural_memory.experiments.files import write_atomically
 from strength_drift import TRACEABLE, fraction, traces
@@ -60,9 +60,9 @@ def memory_kind(text):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", choices=tuple(LENGTH_RANGES), default="default")
-    parser.add_argument("--memories", type=_list_of(memory_kind), default=["queue", "deque"])
-    parser.add_argument("--noise", type=_list_of(non_negative_float), default=[0.0, 1.0], help="strength_noise levels")
-    parser.add_argument("--seeds", type=_list_of(int), default=[0, 1, 2])
+    parser.add_argument("--memories", type=list_of(memory_kind), default=["queue", "deque"])
+    parser.add_argument("--noise", type=list_of(non_negative_float), default=[0.0, 1.0], help="strength_noise levels")
+    parser.add_argument("--seeds", type=list_of(int), default=[0, 1, 2])
     parser.add_argument("--epochs", type=positive_int, default=20, help=f"epochs of {STEPS_PER_EPOCH} batches per run")
     parser.add_argument("--learning-rate", type=positive_float, default=5e-3, help="RMSProp learning rate")
     parser.add_argument("--examples", type=positive_int, default=500, help="fresh strings per length range")

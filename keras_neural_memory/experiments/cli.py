@@ -47,8 +47,8 @@ unit_float = _argument_type(float, check_real, "a number", above=0, maximum=1)
 non_negative_float = _argument_type(float, check_real, "a number", minimum=0)
 
 
-def _list_of(item_type):
-    """argparse type: a comma-separated list of `item_type`."""
+def list_of(item_type):
+    """An argparse type: a comma-separated list of `item_type` (itself an argparse type, such as `positive_int`)."""
 
     def parse(text):
         return [item_type(item) for item in text.split(",")]
@@ -130,12 +130,12 @@ def parser():
     reproduce.add_argument("--plan", choices=tuple(PLANS), default="quick", help="what to train (described above)")
     reproduce.add_argument("--scale", dest="plan", choices=tuple(PLANS), action=_RenamedFlag, new_name="--plan",
                            default=argparse.SUPPRESS, help=argparse.SUPPRESS)  # fmt: skip
-    reproduce.add_argument("--tasks", type=_list_of(str), default=list(TASKS), help=f"comma-separated subset of {','.join(TASKS)}")
-    reproduce.add_argument("--models", type=_list_of(str), help=f"comma-separated subset of {','.join(PAPER_MODELS)}")
-    reproduce.add_argument("--learning-rates", "--learning-rate", dest="learning_rates", type=_list_of(positive_float),
+    reproduce.add_argument("--tasks", type=list_of(str), default=list(TASKS), help=f"comma-separated subset of {','.join(TASKS)}")
+    reproduce.add_argument("--models", type=list_of(str), help=f"comma-separated subset of {','.join(PAPER_MODELS)}")
+    reproduce.add_argument("--learning-rates", "--learning-rate", dest="learning_rates", type=list_of(positive_float),
                            default=[5e-3], help="comma-separated grid, from the paper's "
                            f"{{{','.join(f'{rate:g}' for rate in PAPER_LEARNING_RATES)}}}")  # fmt: skip
-    reproduce.add_argument("--seeds", "--seed", dest="seeds", type=_list_of(int), default=[0], help="comma-separated seeds")
+    reproduce.add_argument("--seeds", "--seed", dest="seeds", type=list_of(int), default=[0], help="comma-separated seeds")
     reproduce.add_argument("--output-dir", help="default: runs/reproduce-PLAN")
     reproduce.add_argument("--results-file", metavar="JSON",
                            help="where finished runs accumulate, and which runs count as done even without "
