@@ -47,11 +47,20 @@ unit_float = _argument_type(float, check_real, "a number", above=0, maximum=1)
 non_negative_float = _argument_type(float, check_real, "a number", minimum=0)
 
 
+_NOUNS = {int: "an integer", float: "a number"}
+
+
 def list_of(item_type):
     """An argparse type: a comma-separated list of `item_type` (itself an argparse type, such as `positive_int`)."""
 
     def parse(text):
-        return [item_type(item) for item in text.split(",")]
+        items = []
+        for item in text.split(","):
+            try:
+                items.append(item_type(item))
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{item!r} in {text!r} is not {_NOUNS.get(item_type, 'valid')}") from None
+        return items
 
     return parse
 

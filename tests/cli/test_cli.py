@@ -272,6 +272,8 @@ def test_stop_when_learned_counts_consecutive_epochs_across_a_resume(tmp_path):
         (["train", "--task", "sequence_copy", "--eval-examples", "0"], "must be a positive integer"),
         (["train", "--task", "sequence_copy", "--strength-noise", "-1"], "--strength-noise: must be a finite number >= 0, not -1"),
         (["train", "--task", "sequence_copy", "--memory", "lstm", "--strength-noise", "1"], "applies to memory models"),
+        (["reproduce", "--seeds", "0,x"], "--seeds/--seed: 'x' in '0,x' is not an integer"),
+        (["reproduce", "--learning-rates", "1e-3,0"], "--learning-rate: must be a finite number above 0, not 0"),
         (["train", "--task", "sequence_copy", "--validation-examples", "0"], "--validation-examples: must be a positive integer, not 0"),
         (["train", "--task", "sequence_copy", "--stop-at-coarse", "1.5"], "--stop-at-coarse: must be a finite number above 0 and <= 1, not 1.5"),
         (["evaluate", "--model", "m.keras", "--task", "sequence_copy", "--sweep-step", "0"], "must be a positive integer"),
