@@ -21,7 +21,7 @@ from keras_neural_memory.memory_cell import MemoryCell
 from keras_neural_memory.memory_rnn import MemoryRNN
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
-from keras_neural_memory.validation import check_choice, check_positive_int
+from keras_neural_memory.validation import check_choice, check_positive_int, check_strength_noise
 
 MEMORY_CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
 MEMORY_KINDS = ("stack", "queue", "deque", "lstm")
@@ -91,11 +91,7 @@ def build_transducer(
         ("embedding_dim", embedding_dim),
     ):
         check_positive_int(arg, value)
-    if memory == "lstm" and strength_noise:
-        raise ValueError(
-            f"`strength_noise` applies to memory models; received strength_noise={strength_noise!r} "
-            'with memory="lstm". Pass memory="stack", "queue" or "deque", or strength_noise=0.'
-        )
+    check_strength_noise(strength_noise, memory)
     from tfds_tasks import joint
 
     inputs = keras.Input((None,), dtype="int32", name="joint_ids")

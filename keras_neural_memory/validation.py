@@ -122,3 +122,25 @@ def check_choice(name, value, choices):
     """
     if value not in choices:
         raise ValueError(f"Unknown `{name}`={value!r}; expected one of {tuple(choices)}.")
+
+
+def check_strength_noise(strength_noise, memory):
+    """Checks a model's `strength_noise`: a finite number >= 0, and 0 without a memory.
+
+    The noise perturbs the memory's push and pop logits, so a model without
+    one (`memory="lstm"`, the deep-LSTM baseline) cannot take it.
+
+    Example:
+
+    >>> check_strength_noise(1.0, "lstm")
+    Traceback (most recent call last):
+    ...
+    keras_neural_memory.validation.InvalidArgumentError: `strength_noise` applies to memory models, not memory='lstm'; received strength_noise=1.0. Choose memory 'stack', 'queue' or 'deque', or strength_noise=0.
+    """
+    check_real("strength_noise", strength_noise, minimum=0)
+    if strength_noise and memory == "lstm":
+        raise InvalidArgumentError(
+            f"`strength_noise` applies to memory models, not memory='lstm'; received strength_noise={strength_noise!r}. "
+            "Choose memory 'stack', 'queue' or 'deque', or strength_noise=0.",
+            "0 without a memory",
+        )

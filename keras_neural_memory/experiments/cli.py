@@ -210,7 +210,9 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except UsageError as error:
+    # An argument check of `RunConfig` that argparse cannot make alone
+    # (e.g. --strength-noise with --memory lstm) is a usage error too.
+    except (UsageError, InvalidArgumentError) as error:
         print(f"neural-memory {args.command}: error: {error}", file=sys.stderr)
         return 2
 

@@ -7,7 +7,13 @@ these before it loads any data or builds a model.
 import dataclasses
 
 from keras_neural_memory.models import CONTROLLERS, MEMORY_KINDS
-from keras_neural_memory.validation import check_choice, check_int, check_positive_int, check_real
+from keras_neural_memory.validation import (
+    check_choice,
+    check_int,
+    check_positive_int,
+    check_real,
+    check_strength_noise,
+)
 
 # Grefenstette et al. tasks: source lengths, vocabulary and model size at
 # each scale. "quick" is for smoke tests; "default" shows the effect in
@@ -51,6 +57,24 @@ def model_kind(name):
     raise UsageError(f"unknown model {name!r}; use 'lstmN' (N layers), 'stack', 'queue' or 'deque'")
 
 
+def task_layout(task):
+    """The layout of `task`, "joint" (Grefenstette et al.) or "aligned" (Hao et al.).
+
+    Raises:
+        UsageError: `task` is not a task of `tfds_tasks`.
+
+    Example:
+
+    >>> task_layout("bigram_flip"), task_layout("delayed_xor")
+    ('joint', 'aligned')
+    """
+    from tfds_tasks import TASK_NAMES, layout_for
+
+    if task not in TASK_NAMES:
+        raise UsageError(f"unknown task {task!r}; choose one of: {', '.join(TASK_NAMES)}")
+    return layout_for(task)
+
+
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
     """One training run of `neural-memory train` (and of each run of `reproduce`).
@@ -89,7 +113,7 @@ class RunConfig:
 
     Example:
 
-    >>> config = RunConfig("sequence_reversal", scale="quick").resolved("joint")
+    >>> config = RunConfig("sequence_reversal", scale="quick").resolved()
     >>> config.hidden_size, config.epochs, config.output_path()
     (32, 4, 'runs/sequence_reversal-stack-quick')
     """
@@ -125,25 +149,22 @@ class RunConfig:
         for name in ("hidden_size", "memory_width", "epochs", "steps_per_epoch", "validation_examples"):
             check_positive_int(name, getattr(self, name), allow_none=True)
         check_real("learning_rate", self.learning_rate, above=0)
-        check_real("strength_noise", self.strength_noise, minimum=0)
-        if self.strength_noise and self.memory == "lstm":
-            raise UsageError(
-                f"--strength-noise applies to memory models, not --memory lstm; received {self.strength_noise!r}. "
-                "Choose --memory stack, queue or deque, or leave --strength-noise at 0"
-            )
+        check_strength_noise(self.strength_noise, self.memory)
         if self.stop_at_coarse is not None:
             check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
         check_int("seed", self.seed)
 
-    def resolved(self, layout):
+    def resolved(self):
         """A copy with every size that was None taken from the scale (or Hao et al.).
 
-        Args:
-            layout: The task's layout, "joint" (Grefenstette et al.) or
-                "aligned" (Hao et al.), from `tfds_tasks.layout_for`.
+        Grefenstette et al. tasks take their sizes from `scale`, Hao et al.
+        tasks (the "aligned" layout of `tfds_tasks.layout_for`) theirs.
+
+        Raises:
+            UsageError: `task` is not a task of `tfds_tasks`.
         """
         scale = SCALES[self.scale]
-        joint = layout == "joint"
+        joint = task_layout(self.task) == "joint"
         return dataclasses.replace(
             self,
             hidden_size=self.hidden_size or (scale["hidden"] if joint else HAO_HIDDEN_SIZE),

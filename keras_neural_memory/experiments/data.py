@@ -22,7 +22,7 @@ import itertools
 import keras
 import numpy as np
 
-from keras_neural_memory.experiments.config import SCALES, UsageError
+from keras_neural_memory.experiments.config import SCALES, UsageError, task_layout
 
 #: Batches are padded to a multiple of this many steps (see `pad_to_bucket`).
 BUCKET_STEPS = 16
@@ -57,12 +57,10 @@ def task_setup(name, scale, train_lengths=None, test_lengths=None):
     Raises:
         UsageError: An unknown task, or lengths the task cannot have.
     """
-    from tfds_tasks import TASK_NAMES, generators, layout_for
+    from tfds_tasks import generators
     from tfds_tasks.generators import Regime
 
-    if name not in TASK_NAMES:
-        raise UsageError(f"unknown task {name!r}; choose one of: {', '.join(TASK_NAMES)}")
-    layout = layout_for(name)
+    layout = task_layout(name)
     base = generators.settings(name, "default")
     if layout == "joint":
         spec = SCALES[scale]
@@ -119,7 +117,31 @@ def examples(setup, split, count, seed, batch_size):
         sequences = training_sequences(setup, split, seed)
         return padded_batches(itertools.islice(sequences, count), batch_size)
 
-    return as_batches(make_batches, None if count is None else -(-count // batch_size))
+    return as_batches(make_batches, None if count is None else batch_count(count, batch_size))
+
+
+def whole_batches(setup, split, count, seed, batch_size):
+    """At least `count` fresh examples of `split`, rounded up to whole batches.
+
+    Measurements read whole batches: a data-parallel batch must split evenly
+    over the replicas, and Keras needs the number of batches of a stream.
+
+    Returns:
+        `(batches, steps)`: the batches of `examples`, and how many there are.
+    """
+    steps = batch_count(count, batch_size)
+    return examples(setup, split, steps * batch_size, seed, batch_size), steps
+
+
+def batch_count(count, batch_size):
+    """Batches that hold `count` examples, the last one possibly partial.
+
+    Example:
+
+    >>> batch_count(101, 50), batch_count(100, 50)
+    (3, 2)
+    """
+    return -(-count // batch_size)
 
 
 def training_sequences(setup, split, seed):

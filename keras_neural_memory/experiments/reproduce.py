@@ -227,7 +227,7 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
                     run = None if overwrite else _recorded_run(config, recorded)
                     if run is None:
                         if redraw:
-                            run = _finished_run_folder(config, run_dir)
+                            run = training.finished_run(config)
                         else:
                             keras.backend.clear_session()  # free the previous run's graphs and compilations
                             run = training.train(config)
@@ -283,25 +283,10 @@ def record_results(path, new_runs):
     return runs
 
 
-def _settings(config):
-    from tfds_tasks import layout_for
-
-    return config.resolved(layout_for(config.task)).settings()
-
-
 def _recorded_run(config, recorded):
     """The run of `config`'s settings among the `recorded` runs, or None."""
-    settings = _settings(config)
+    settings = config.resolved().settings()
     return next((run for run in recorded if run["settings"] == settings), None)
-
-
-def _finished_run_folder(config, run_dir):
-    """The results of `config`'s finished run in `run_dir` (as `training.train` wrote them), or None."""
-    path = run_dir / "results.json"
-    if not path.is_file():
-        return None
-    run = json.loads(path.read_text())
-    return {**run, "output_dir": str(run_dir)} if run.get("settings") == _settings(config) else None
 
 
 def _report(run):

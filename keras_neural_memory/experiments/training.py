@@ -84,13 +84,8 @@ def compile_model(model, learning_rate, jit_compile=True):
 
 
 def measure(model, setup, split, count, seed, batch_size):
-    """Coarse, fine and masked accuracy on `count` fresh examples of `split`.
-
-    `count` is rounded up to whole batches, so that a data-parallel batch
-    always splits evenly.
-    """
-    steps = -(-count // batch_size)  # the stream's length is unknown to Keras
-    batches = data.examples(setup, split, steps * batch_size, seed, batch_size)
+    """Coarse, fine and masked accuracy on `count` fresh examples of `split`, in whole batches."""
+    batches, steps = data.whole_batches(setup, split, count, seed, batch_size)
     values = model.evaluate(batches, steps=steps, verbose=0, return_dict=True)
     return {key: float(values[f"{key}_accuracy"]) for key in ("coarse", "fine", "masked")}
 
@@ -154,13 +149,15 @@ def train(config):
     from keras_neural_memory.experiments import callbacks as callbacks_lib
 
     setup = data.task_setup(config.task, config.scale)
-    config = config.resolved(setup.layout)
+    config = config.resolved()
     output = files.writable_dir(config.output_path())
     settings = config.settings()
-    finished = _finished_run(output, settings, config.overwrite)
+    if config.overwrite:
+        _forget_finished_run(output)
+    finished = finished_run(config)
     if finished is not None:
         print(f"{output} holds this finished run; not retraining (pass --overwrite to retrain)", flush=True)
-        return {**finished, "output_dir": str(output)}
+        return finished
     backup_dir = output / "backup"
     first_epoch = _backed_up_epochs(backup_dir)
     keras.utils.set_random_seed(config.seed)
@@ -198,12 +195,10 @@ def train(config):
         eval_batch = config.batch_size * max(1, 50 // config.batch_size)
         validation = {}
         if config.validation_examples:
-            validation_steps = -(-config.validation_examples // eval_batch)
-            validation = {
-                "validation_data": data.examples(setup, "validation", validation_steps * eval_batch,
-                                                 config.seed + VALIDATION_SEED_OFFSET, eval_batch),
-                "validation_steps": validation_steps,
-            }  # fmt: skip
+            validation_data, validation_steps = data.whole_batches(
+                setup, "validation", config.validation_examples, config.seed + VALIDATION_SEED_OFFSET, eval_batch
+            )
+            validation = {"validation_data": validation_data, "validation_steps": validation_steps}
         if config.stop_at_coarse is not None:
             monitor = "val_coarse_accuracy" if validation else "coarse_accuracy"
             callbacks.append(callbacks_lib.StopWhenLearned(history_path, config.stop_at_coarse, monitor=monitor))
@@ -256,24 +251,39 @@ def read_history(path):
     return {key: [float(rows[epoch][key]) for epoch in epochs] for key in keys}
 
 
-def _finished_run(output, settings, overwrite):
-    """The results of a finished run of these settings in `output`, or None."""
+def finished_run(config):
+    """The results of `config`'s run, as `train` wrote them, if it has finished; else None.
+
+    The run is finished when its folder holds the `results.json` of a run of
+    the same settings (`RunConfig.settings`, sizes resolved).
+
+    Returns:
+        The results dict with "output_dir" added, or None.
+
+    Raises:
+        UsageError: The folder holds a finished run of other settings.
+    """
+    config = config.resolved()
+    output = pathlib.Path(config.output_path())
     path = output / "results.json"
     if not path.is_file():
         return None
-    if overwrite:
-        path.unlink()
-        (output / "history.csv").unlink(missing_ok=True)
-        (output / "segments.json").unlink(missing_ok=True)
-        shutil.rmtree(output / "backup", ignore_errors=True)
-        return None
     results = json.loads(path.read_text())
-    if results.get("settings") != settings:
+    if results.get("settings") != config.settings():
         raise UsageError(
             f"{str(output)!r} holds a finished run with other settings; pass another --output-dir, "
             "or --overwrite to replace it"
         )
-    return results
+    return {**results, "output_dir": str(output)}
+
+
+def _forget_finished_run(output):
+    """Removes the finished run in `output` (if any), so that it trains again from the start."""
+    if (output / "results.json").is_file():
+        (output / "results.json").unlink()
+        (output / "history.csv").unlink(missing_ok=True)
+        (output / "segments.json").unlink(missing_ok=True)
+        shutil.rmtree(output / "backup", ignore_errors=True)
 
 
 def device_description(replicas=1):

@@ -161,6 +161,25 @@ def test_a_finished_run_is_recognised_not_retrained(tmp_path, capsys):
     assert rerun["seed"] == 3 and len(rerun["history"]["loss"]) == 2
 
 
+def test_finished_run_is_the_folder_s_results_of_the_same_settings(tmp_path):
+    """What `train` and `reproduce --redraw` both read: one definition of a finished run."""
+    import dataclasses
+
+    from keras_neural_memory.experiments import training
+    from keras_neural_memory.experiments.config import RunConfig, UsageError
+
+    config = RunConfig("sequence_copy", scale="quick", output_dir=str(tmp_path))
+    assert training.finished_run(config) is None
+    (tmp_path / "backup").mkdir()  # a run under way is not a finished one
+    assert training.finished_run(config) is None
+    settings = config.resolved().settings()
+    assert settings["hidden_size"] == 32  # sizes resolved, as `train` records them
+    (tmp_path / "results.json").write_text(json.dumps({"settings": settings, "batches": 6}))
+    assert training.finished_run(config) == {"settings": settings, "batches": 6, "output_dir": str(tmp_path)}
+    with pytest.raises(UsageError, match="holds a finished run with other settings; pass another --output-dir"):
+        training.finished_run(dataclasses.replace(config, seed=1))
+
+
 @pytest.mark.parametrize("interrupted", ["save_model_atomically", "measure"])
 @pytest.mark.slow
 def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, monkeypatch, capsys, interrupted):
@@ -377,9 +396,7 @@ def test_reproduce_writes_table_beside_the_paper_and_convergence_plot(tmp_path, 
 
 def _fake_run(config):
     """What `training.train` returns, without training: enough for the table and the plot."""
-    from tfds_tasks import layout_for
-
-    resolved = config.resolved(layout_for(config.task))
+    resolved = config.resolved()
     epochs = 2
     return {
         "settings": resolved.settings(), "task": config.task, "memory": config.memory, "parameters": 100, "train_seconds": 1.0,

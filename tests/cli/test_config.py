@@ -14,9 +14,9 @@ from keras_neural_memory.validation import InvalidArgumentError, check_positive_
 
 
 def test_resolved_takes_sizes_from_the_scale_or_from_hao_et_al():
-    joint = RunConfig("sequence_reversal", scale="paper").resolved("joint")
+    joint = RunConfig("sequence_reversal", scale="paper").resolved()
     assert (joint.hidden_size, joint.memory_width, joint.epochs, joint.steps_per_epoch) == (256, 256, 100, 1000)
-    aligned = RunConfig("cumulative_xor", memory_width=6).resolved("aligned")
+    aligned = RunConfig("cumulative_xor", memory_width=6).resolved()
     assert (aligned.hidden_size, aligned.memory_width) == (10, 6)
     assert aligned.epochs == SCALES["default"]["epochs"]
 
@@ -46,12 +46,13 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         (dict(learning_rate=math.nan), "`learning_rate` must be a finite number above 0"),
         (dict(stop_at_coarse=1.5), "`stop_at_coarse` must be a finite number above 0 and <= 1"),
         (dict(strength_noise=-1.0), "`strength_noise` must be a finite number >= 0"),
-        (dict(memory="lstm", strength_noise=1.0), "--strength-noise applies to memory models, not --memory lstm"),
+        (dict(memory="lstm", strength_noise=1.0), "`strength_noise` applies to memory models, not memory='lstm'"),
+        (dict(task="sequence_copying"), "unknown task 'sequence_copying'; choose one of: "),
     ],
 )
 def test_run_config_rejects_bad_values_naming_the_field(kwargs, match):
     with pytest.raises(ValueError, match=re.escape(match)):
-        RunConfig("sequence_copy", **kwargs)
+        RunConfig(**{"task": "sequence_copy", **kwargs}).resolved()
 
 
 def test_run_config_rejects_a_seed_that_is_not_an_int():
