@@ -95,7 +95,10 @@ def _cumsum(x, reverse=False):
     blocks = -(-n // block)
     shape = ops.shape(x)
     padded = ops.pad(ops.reshape(x, (-1, n)), [(0, 0), (0, blocks * block - n)])
-    within = ops.matmul(ops.reshape(padded, (-1, blocks, block)), triangle(ops.ones((block, block), x.dtype)))
+    # A rank-2 product: TensorFlow would run a rank-3 one through `tensordot`, whose
+    # gradient XLA cannot compile inside a loop when the batch size is unknown.
+    within = ops.matmul(ops.reshape(padded, (-1, block)), triangle(ops.ones((block, block), x.dtype)))
+    within = ops.reshape(within, (-1, blocks, block))
     block_totals = within[:, :, 0] if reverse else within[:, :, -1]
     others = ops.matmul(block_totals, triangle(ops.ones((blocks, blocks), x.dtype), -1 if reverse else 1))
     sums = ops.reshape(within + others[:, :, None], (-1, blocks * block))[:, :n]
