@@ -59,6 +59,25 @@ class _BufferedCell(keras.layers.Layer):
         ]
 
     @property
+    def strength_noise_size(self):
+        """Columns of noise per step: the stack's push and pop, then (buffered) `i_t` and `o_t`."""
+        return self.stack_cell.strength_noise_size + (2 if self.buffered else 0)
+
+    def draw_strength_noise(self, batch_size, steps):
+        """`(batch, steps, strength_noise_size)` noise for every strength logit of a run.
+
+        Drawn before the loop, with the stack cell's seed, for the reason
+        `MemoryRNN` gives: a seed cannot advance inside a JAX scan.
+        """
+        stack_cell = self.stack_cell
+        noise = keras.random.normal(
+            (batch_size, steps, self.strength_noise_size),
+            stddev=stack_cell.strength_noise,
+            seed=stack_cell.seed_generator,
+        )
+        return ops.cast(noise, self.compute_dtype)
+
+    @property
     def state_size(self):
         # Nominal sizes: the real ones depend on each input, and
         # `BufferedStackRNN` always passes the initial state itself.
@@ -93,22 +112,35 @@ class _BufferedCell(keras.layers.Layer):
             ops.zeros((batch_size, 1), dtype=dtype),
         ]
 
-    def step(self, states, training=None):
-        """One step; returns `(y_t, new_states, info)` with the gates in `info`."""
+    def step(self, states, training=None, noise=None):
+        """One step; returns `(y_t, new_states, info)` with the gates in `info`.
+
+        `noise` is the step's `(batch, strength_noise_size)` slice of
+        `draw_strength_noise` while training with `strength_noise`, else None.
+        """
         k = self._stack_state_count
         stack_states = list(states[1 : 1 + k])
         in_flat, in_strengths, in_pop, out_flat, out_strengths, out_written, penalty = states[1 + k :]
         batch_size = ops.shape(in_strengths)[0]
-        in_values = ops.reshape(in_flat, (batch_size, ops.shape(in_strengths)[1], -1))
+        # The feature count, not -1: a static width lets the stack cell find the noise columns.
+        features = self.stack_cell._input_features
+        in_values = ops.reshape(in_flat, (batch_size, ops.shape(in_strengths)[1], features))
         # Input buffer: dequeue with i_{t-1}, then read with strength 1.
         in_strengths = memory_lib.pop(in_strengths, in_pop, "bottom")
         x = memory_lib.read(in_values, memory_lib.read_weights(in_strengths, "bottom"))
-        heads, stack_states, info = self.stack_cell.step(x, stack_states, training=training)
+        stack_input = x
+        if noise is not None:
+            # The stack cell adds its columns to its push and pop logits itself.
+            stack_input = ops.concatenate([x, ops.cast(noise[:, :2], x.dtype)], axis=-1)
+        heads, stack_states, info = self.stack_cell.step(stack_input, stack_states, training=training)
         y = heads[:, : self.output_size]
         if self.output_activation is not None:
             y = self.output_activation(y)
         if self.buffered:
-            gates = ops.sigmoid(heads[:, self.output_size : self.output_size + 2])
+            gate_logits = heads[:, self.output_size : self.output_size + 2]
+            if noise is not None:
+                gate_logits = gate_logits + ops.cast(noise[:, 2:], gate_logits.dtype)
+            gates = ops.sigmoid(gate_logits)
             in_pop, out_push = gates[:, :1], gates[:, 1:]
         else:
             in_pop = out_push = ops.ones_like(in_pop)
@@ -134,7 +166,9 @@ class _BufferedCell(keras.layers.Layer):
         return y, new_states, info
 
     def call(self, inputs, states, training=None):
-        y, new_states, _ = self.step(states, training=training)
+        # The step input is a clock, or while training with noise the step's noise.
+        noise = inputs if inputs.shape[-1] == self.strength_noise_size and self.stack_cell.strength_noise else None
+        y, new_states, _ = self.step(states, training=training, noise=noise)
         return y, new_states
 
 
@@ -209,6 +243,14 @@ class BufferedStackRNN(keras.layers.Layer):
         output_activation: Activation of `y_t`; None (linear, as Hao et al.).
         value_activation: Activation of the pushed vectors `v_t`;
             "sigmoid" (Hao et al.).
+        strength_noise: Standard deviation of Gaussian noise added, while
+            training only, to the logits of every strength: the stack's
+            push and pop `u_t, d_t` and, when buffered, the buffer gates
+            `i_t, o_t`; 0.0, the default, adds none. As for the memory
+            cells, the noise favours whole pushes, pops and buffer moves
+            over fractional ones, where it does not change them.
+            Inference never adds noise.
+        seed: Seed of that noise (an int, or None for Keras' global seed).
         strength_regularization: Weight of the strength regulariser
             (0.0: off). When positive the layer adds
             `weight * mean(binary_strength_penalty(s))` to the model's
@@ -259,6 +301,8 @@ class BufferedStackRNN(keras.layers.Layer):
         output_activation=None,
         value_activation="sigmoid",
         strength_regularization=0.0,
+        strength_noise=0.0,
+        seed=None,
         kernel_initializer="glorot_uniform",
         **kwargs,
     ):
@@ -287,10 +331,12 @@ class BufferedStackRNN(keras.layers.Layer):
         ):
             check_real(name, value)
         check_real("strength_regularization", strength_regularization, minimum=0.0)
-        # The stack cell validates the controller, the sizes and the biases,
-        # and names the bad argument; its output carries y_t and, buffered,
+        # The stack cell validates the controller, the sizes, the biases and
+        # the noise, and names the bad argument; its output carries y_t and, buffered,
         # the logits of i_t and o_t (hence linear: activations are applied here).
-        probe = StackCell(controller, output_size=output_size, memory_width=memory_width)
+        probe = StackCell(
+            controller, output_size=output_size, memory_width=memory_width, strength_noise=strength_noise, seed=seed
+        )
         self.output_size = probe.output_size
         self.memory_width = probe.memory_width
         self.steps_per_input = steps_per_input
@@ -303,6 +349,8 @@ class BufferedStackRNN(keras.layers.Layer):
         self.output_activation = keras.activations.get(output_activation)
         self.value_activation = keras.activations.get(value_activation)
         self.strength_regularization = float(strength_regularization)
+        self.strength_noise = probe.strength_noise
+        self.seed = seed
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         stack_cell = StackCell(
             controller,
@@ -314,6 +362,8 @@ class BufferedStackRNN(keras.layers.Layer):
             output_activation=None,
             value_activation=value_activation,
             kernel_initializer=kernel_initializer,
+            strength_noise=strength_noise,
+            seed=seed,
             name="stack_cell",
             dtype=self.dtype_policy,
         )
@@ -385,8 +435,13 @@ class BufferedStackRNN(keras.layers.Layer):
         """Runs every computation step; returns the final states and the step count."""
         states, steps, step_mask, counted = self._start(inputs, mask)
         # The RNN loops over a dummy sequence, one entry per step; the buffers
-        # and the stack live in its state.
-        clock = ops.zeros((ops.shape(inputs)[0], steps, 1), dtype=self.compute_dtype)
+        # and the stack live in its state. Training with noise, the entries
+        # are each step's noise instead.
+        batch_size = ops.shape(inputs)[0]
+        if training and self.strength_noise:
+            clock = self.cell.draw_strength_noise(batch_size, steps)
+        else:
+            clock = ops.zeros((batch_size, steps, 1), dtype=self.compute_dtype)
         _, *final = self.rnn(clock, initial_state=states, mask=step_mask, training=training)
         return final, counted
 
@@ -431,6 +486,8 @@ class BufferedStackRNN(keras.layers.Layer):
                 "output_activation": keras.activations.serialize(self.output_activation),
                 "value_activation": keras.activations.serialize(self.value_activation),
                 "strength_regularization": self.strength_regularization,
+                "strength_noise": self.strength_noise,
+                "seed": self.seed,
                 "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
             }
         )
