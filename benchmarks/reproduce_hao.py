@@ -7,7 +7,9 @@ stack vectors of size 2, or 6 for the XOR tasks) and tested on 1000 longer
 strings. Accuracy is per scored symbol (the task's eval mask).
 
 Then, beyond the paper: the strength regulariser of the authors'
-reference code on parenthesis prediction, with and without, same seeds.
+reference code on parenthesis prediction, with and without, same seeds;
+and strength noise (`BufferedStackRNN(strength_noise=...)`) on the buffered
+linear network's reversal and XOR rows, against the same rows of the table.
 
 The data come from `tfds_tasks` (`generators.generate(task, "default")`),
 identical for every trial; a trial's seed sets the weights and the batch
@@ -129,7 +131,14 @@ def scored_pairs(examples):
 
 
 def build_buffered(
-    source_size, target_size, controller, memory_width, strength_regularization=0.0, buffered=True, output_offset=0
+    source_size,
+    target_size,
+    controller,
+    memory_width,
+    strength_regularization=0.0,
+    buffered=True,
+    output_offset=0,
+    strength_noise=0.0,
 ):
     inputs = keras.Input((None,), dtype="int32", name="ids")
     # One-hot input, as in build_hao_model: a frozen identity embedding that masks id 0.
@@ -145,6 +154,7 @@ def build_buffered(
         steps_per_input=2 if buffered else 1,
         strength_regularization=strength_regularization,
         output_offset=output_offset,
+        strength_noise=strength_noise,
     )(x)
     return keras.Model(inputs, logits)
 
@@ -234,6 +244,15 @@ def main(argv=None):
         "(0: this package's default; 1: Hao et al.'s reference code)",
     )  # fmt: skip
     parser.add_argument("--skip-aid", action="store_true", help="skip the §3 regulariser comparison")
+    parser.add_argument(
+        "--strength-noise", type=float, default=1.0,
+        help="standard deviation of the strength noise compared on the buffered linear rows",
+    )  # fmt: skip
+    parser.add_argument("--skip-noise", action="store_true", help="skip the strength-noise comparison")
+    parser.add_argument(
+        "--skip-table", action="store_true",
+        help="train only the comparisons (whose noise-free rows still come from, and go to, the same trials file)",
+    )  # fmt: skip
     parser.add_argument("--output", default="docs/results_hao.md", help="markdown report ('' to skip)")
     parser.add_argument(
         "--trials-file", default="runs/hao/trials.json",
@@ -242,6 +261,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.trials < 1:
         parser.error(f"--trials must be at least 1; received {args.trials}")
+    if not args.strength_noise > 0 or not np.isfinite(args.strength_noise):
+        parser.error(f"--strength-noise must be a positive number; received {args.strength_noise}")
     if args.max_epochs < 1:
         parser.error(f"--max-epochs must be at least 1; received {args.max_epochs}")
     tasks_known = {c[1] for c in CONDITIONS}
@@ -254,6 +275,8 @@ def main(argv=None):
         conditions = [CONDITIONS[1], CONDITIONS[10]]
     if args.only:
         conditions = [c for c in conditions if c[1] in args.only.split(",")]
+    if args.skip_table:
+        conditions = []
     store = TrialStore(args.trials_file)
     seeds = list(range(trials))
     start = time.time()
@@ -312,10 +335,54 @@ def main(argv=None):
                 f"(per seed test: {', '.join(f'{v:.1f}' for v in test)})",
                 flush=True,
             )
+    noise = []
+    if not args.skip_noise:
+        noise = compare_strength_noise(args, store, seeds, rows, tasks)
     elapsed = time.time() - start
     print(f"\ntotal {elapsed / 60:.1f} min, {trials} trial(s) per condition, seeds {seeds}")
     if args.output:
-        write_report(args, rows, aid, trials, seeds)
+        write_report(args, rows, aid, trials, seeds, noise=noise)
+
+
+def compare_strength_noise(args, store, seeds, rows, tasks):
+    """Buffered linear rows with `--strength-noise` against the table's own (noise 0).
+
+    Same seeds, data and protocol as the table; the noise-free trials are
+    the table's (the same keys), so they are trained once.
+    Returns `[(label, noise, results)]`.
+    """
+    compared = []
+    buffered_rows = [c for c in CONDITIONS if c[2] and c[3] == "linear"]
+    if args.only:
+        buffered_rows = [c for c in buffered_rows if c[1] in args.only.split(",")]
+    print(f"\nStrength noise {args.strength_noise:g} on the buffered linear network")
+    for label, task, *_ in buffered_rows:
+        if task not in tasks:
+            tasks[task] = load_task(task)
+        source_size, target_size, data = tasks[task]
+        width = 6 if task in XOR_TASKS else 2
+        for sigma in (0.0, args.strength_noise):
+
+            def build():
+                return build_buffered(
+                    source_size, target_size, "linear", width, output_offset=args.output_offset, strength_noise=sigma
+                )  # fmt: skip
+
+            results = []
+            for seed in seeds:
+                condition = dict(task=task, buffered=True, controller="linear", stack=True, offset=args.output_offset)
+                if sigma:
+                    condition["strength_noise"] = sigma
+                key = trial_key(args, seed, **condition)
+                results.append(store.run(key, lambda: seeded_trial(seed, build, data, args)))
+            compared.append((label, sigma, results))
+            test = [r["test"] for r in results]
+            print(
+                f"{label} noise {sigma:g}: train {fmt(summary([r['train'] for r in results]))}  "
+                f"test {fmt(summary(test))}  (per seed test: {', '.join(f'{v:.1f}' for v in test)})",
+                flush=True,
+            )
+    return compared
 
 
 def seeded_trial(seed, build, data, args):
@@ -333,11 +400,13 @@ def mean_seconds(results):
 GENERATED_END = "<!-- Everything above is written by benchmarks/reproduce_hao.py; everything below is kept. -->"
 
 
-def write_report(args, rows, aid, trials, seeds, partial=False):
+def write_report(args, rows, aid, trials, seeds, partial=False, noise=()):
     """Writes the tables above `GENERATED_END` in `args.output`, keeping the hand-written text below it."""
     command = "python benchmarks/reproduce_hao.py " + " ".join(sys.argv[1:])
     machine = f"{platform.machine()} CPU, {os.cpu_count()} cores ({platform.platform()})"
-    trained = sum(r["seconds"] for results in [row[4] for row in rows] + [a[1] for a in aid] for r in results)
+    runs = [row[4] for row in rows] + [a[1] for a in aid] + [n[2] for n in noise]
+    # A trial can appear twice (a noise-free row of the comparison is the table's own).
+    trained = sum({id(r): r["seconds"] for results in runs for r in results}.values())
     lines = [
         "# Hao et al. (2018) Table 1, reproduced with keras-neural-memory",
         "",
@@ -407,6 +476,27 @@ def write_report(args, rows, aid, trials, seeds, partial=False):
             train, test, epochs = ([r[name] for r in results] for name in ("train", "test", "epochs"))
             lines.append(
                 f"| {weight:g} | " + " | ".join(f"{v:.1f}" for v in (*summary(train), *summary(test)))
+                + f" | {', '.join(f'{v:.1f}' for v in test)} | {min(epochs)}-{max(epochs)} "
+                f"| {mean_seconds(results):.0f} |"
+            )
+    if noise:
+        lines += [
+            "",
+            "## Beyond the paper: strength noise on the buffered network",
+            "",
+            f"`BufferedStackRNN(..., strength_noise={args.strength_noise:g})` adds Gaussian noise of that standard "
+            "deviation, while training only, to the logits of the stack's push and pop strengths and of the "
+            "buffer gates `i_t` and `o_t`. The buffered linear network's rows of the table above, with and "
+            "without, same seeds, data and protocol (the noise-free rows are the table's):",
+            "",
+            "| Task | noise | train min | med | max | dev med | test min | med | max | test per seed | epochs | s/trial |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|",
+        ]
+        for label, sigma, results in noise:
+            train, dev, test, epochs = ([r[name] for r in results] for name in ("train", "dev", "test", "epochs"))
+            lines.append(
+                f"| {label} | {sigma:g} | "
+                + " | ".join(f"{v:.1f}" for v in (*summary(train), statistics.median(dev), *summary(test)))
                 + f" | {', '.join(f'{v:.1f}' for v in test)} | {min(epochs)}-{max(epochs)} "
                 f"| {mean_seconds(results):.0f} |"
             )

@@ -129,9 +129,10 @@ class _BufferedCell(keras.layers.Layer):
         in_strengths = memory_lib.pop(in_strengths, in_pop, "bottom")
         x = memory_lib.read(in_values, memory_lib.read_weights(in_strengths, "bottom"))
         stack_input = x
+        stack_columns = self.stack_cell.strength_noise_size
         if noise is not None:
             # The stack cell adds its columns to its push and pop logits itself.
-            stack_input = ops.concatenate([x, ops.cast(noise[:, :2], x.dtype)], axis=-1)
+            stack_input = ops.concatenate([x, ops.cast(noise[:, :stack_columns], x.dtype)], axis=-1)
         heads, stack_states, info = self.stack_cell.step(stack_input, stack_states, training=training)
         y = heads[:, : self.output_size]
         if self.output_activation is not None:
@@ -139,7 +140,7 @@ class _BufferedCell(keras.layers.Layer):
         if self.buffered:
             gate_logits = heads[:, self.output_size : self.output_size + 2]
             if noise is not None:
-                gate_logits = gate_logits + ops.cast(noise[:, 2:], gate_logits.dtype)
+                gate_logits = gate_logits + ops.cast(noise[:, stack_columns:], gate_logits.dtype)
             gates = ops.sigmoid(gate_logits)
             in_pop, out_push = gates[:, :1], gates[:, 1:]
         else:
