@@ -452,7 +452,8 @@ class BufferedStackRNN(keras.layers.Layer):
         batch_size = ops.shape(out_strengths)[0]
         values = ops.reshape(out_flat, (batch_size, -1, self.output_size))
         # k - 1 + output_offset unit dequeues for output k.
-        dequeued = ops.arange(output_length, dtype=out_strengths.dtype) + self.output_offset
+        # Counted in int32: TensorFlow has no float16 `range` (mixed precision).
+        dequeued = ops.cast(ops.arange(output_length, dtype="int32") + self.output_offset, out_strengths.dtype)
         strengths = memory_lib.pop(out_strengths[:, None, :], dequeued[None, :, None], "bottom")
         weights = memory_lib.read_weights(strengths, "bottom")
         return ops.einsum("bks,bsw->bkw", weights, values)
@@ -463,7 +464,9 @@ class BufferedStackRNN(keras.layers.Layer):
         final, counted = self._run(inputs, mask=mask, training=training)
         if self.strength_regularization > 0:
             gates = 4 if self.buffered else 2
-            per_sequence = final[-1][:, 0] / (ops.maximum(counted, 1.0) * gates)
+            # In float32: Keras adds the layer's losses to a float32 total (mixed precision).
+            penalty, counted = ops.cast(final[-1][:, 0], "float32"), ops.cast(counted, "float32")
+            per_sequence = penalty / (ops.maximum(counted, 1.0) * gates)
             self.add_loss(self.strength_regularization * ops.mean(per_sequence))
         length = ops.shape(inputs)[1] if output_length is None else output_length
         return self._read_off(final, length)

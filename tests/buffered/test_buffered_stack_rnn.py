@@ -358,6 +358,27 @@ def test_strength_noise_trains_under_jit_compile_and_round_trips(tmp_path):
     assert np.isfinite(loaded.fit(ids, targets, sample_weight=weights, epochs=1, verbose=0).history["loss"]).all()
 
 
+@pytest.mark.slow
+def test_mixed_float16_trains_with_noise_and_the_regulariser():
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        inputs = keras.Input((None,), dtype="int32")
+        x = keras.layers.Embedding(5, 4, mask_zero=True)(inputs)
+        layer = BufferedStackRNN(
+            keras.layers.LSTMCell(6), output_size=5, memory_width=2, strength_noise=1.0, strength_regularization=0.5
+        )
+        model = keras.Model(inputs, keras.layers.Activation("linear", dtype="float32")(layer(x)))
+        model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=True)
+        ids, targets, weights = toy_data()
+        history = model.fit(ids, targets, sample_weight=weights, batch_size=8, epochs=2, verbose=0)
+        assert np.isfinite(history.history["loss"]).all()
+        model(ids)
+        (penalty,) = model.losses
+        assert penalty.dtype == "float32"
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
 # ------------------------------------------------------------ errors
 
 
