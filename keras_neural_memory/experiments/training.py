@@ -142,7 +142,9 @@ def train(config):
 
     Returns:
         The results dict, with "output_dir" added. A run whose loss became
-        NaN has `"diverged": True` and no accuracies.
+        NaN has `"diverged": True` and no accuracies. Its "train_seconds"
+        is the training time of the process that finished the run alone;
+        "segments" says where each process before it started.
     """
     import keras
 
