@@ -31,8 +31,11 @@ declare -A ROWS=(
   [deque_reversal]="--tasks sequence_reversal --models deque"
   [bigram]="--tasks bigram_flip --models queue,deque"
   [itg]="--tasks itg_svo_sov,itg_gender_conjugation --models stack,queue,deque"
+  # The paper's deep-LSTM baselines; the 2-layer LSTM on reversal is in the reversal row.
+  [deep_lstm_reversal]="--tasks sequence_reversal --models lstm1,lstm4,lstm8"
+  [deep_lstm]="--tasks sequence_copy,bigram_flip,itg_svo_sov,itg_gender_conjugation --models lstm1,lstm2,lstm4,lstm8"
 )
-order=(reversal copy deque_reversal bigram itg)
+order=(reversal copy deque_reversal bigram itg deep_lstm_reversal deep_lstm)
 selected=("${@:-${order[@]}}")
 for row in "${selected[@]}"; do
   [[ -v ROWS[$row] ]] || { echo "unknown row '$row'; choose from: ${order[*]}" >&2; exit 2; }
