@@ -5,6 +5,7 @@ import io
 import math
 import os
 import pathlib
+import time
 
 import keras
 
@@ -16,6 +17,9 @@ class EpochHistory(keras.callbacks.Callback):
     duplicate epochs: rows from `first_epoch` on (epochs the run is about to
     train again) are dropped when training begins, and the whole file is
     rewritten through a rename after each epoch, so it is never half-written.
+    Each row also holds the epoch's wall-clock time in seconds
+    ("epoch_seconds"), so a run resumed over several processes knows its
+    whole training time.
 
     Args:
         path: The CSV file.
@@ -27,6 +31,7 @@ class EpochHistory(keras.callbacks.Callback):
         self.path = pathlib.Path(path)
         self.first_epoch = first_epoch
         self.rows = []
+        self.epoch_start = None
 
     def on_train_begin(self, logs=None):
         self.rows = []
@@ -34,9 +39,15 @@ class EpochHistory(keras.callbacks.Callback):
             with open(self.path, newline="") as f:
                 self.rows = [row for row in csv.DictReader(f) if int(row["epoch"]) < self.first_epoch]
 
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch_start = time.perf_counter()
+
     def on_epoch_end(self, epoch, logs=None):
         self.rows = [row for row in self.rows if int(row["epoch"]) < epoch]
-        self.rows.append({"epoch": epoch, **{key: float(value) for key, value in (logs or {}).items()}})
+        row = {"epoch": epoch, **{key: float(value) for key, value in (logs or {}).items()}}
+        if self.epoch_start is not None:
+            row["epoch_seconds"] = round(time.perf_counter() - self.epoch_start, 3)
+        self.rows.append(row)
         keys = list(dict.fromkeys(key for row in self.rows for key in row))
         text = io.StringIO()
         writer = csv.DictWriter(text, fieldnames=keys, restval="NA", lineterminator="\n")

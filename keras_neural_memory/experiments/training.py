@@ -143,8 +143,11 @@ def train(config):
     Returns:
         The results dict, with "output_dir" added. A run whose loss became
         NaN has `"diverged": True` and no accuracies. Its "train_seconds"
-        is the training time of the process that finished the run alone;
-        "segments" says where each process before it started.
+        is the sum of the epochs' wall-clock times, over every process that
+        trained the run (the history's "epoch_seconds"); in a run resumed
+        from files written before epochs were timed, where the history has
+        no "epoch_seconds", it is the time of the process that finished the
+        run alone. "segments" says where each process started.
     """
     import keras
 
@@ -207,8 +210,8 @@ def train(config):
         start = time.perf_counter()
         model.fit(batches, epochs=config.epochs, steps_per_epoch=steps, callbacks=callbacks,
                   verbose=config.verbose, shuffle=False, **validation)  # fmt: skip
-        seconds = time.perf_counter() - start
         history = read_history(history_path)
+        seconds = sum(history["epoch_seconds"]) if "epoch_seconds" in history else time.perf_counter() - start
         results = {
             "settings": settings,
             "task": config.task,

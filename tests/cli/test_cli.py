@@ -207,6 +207,9 @@ def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, m
     assert "resuming after epoch 2" in out and "Epoch 1/2" not in out
     results = json.loads((tmp_path / "results.json").read_text())
     assert len(results["history"]["loss"]) == 2 and results["batches"] == 6
+    # Both epochs were trained by the killed process; their times still count.
+    assert len(results["history"]["epoch_seconds"]) == 2
+    assert results["train_seconds"] == round(sum(results["history"]["epoch_seconds"]), 1) > 0
     assert len((tmp_path / "history.csv").read_text().splitlines()) == 3  # header and one row per epoch
     assert (tmp_path / "model.keras").stat().st_size > 10_000
 
@@ -271,6 +274,27 @@ def test_stop_when_learned_counts_consecutive_epochs_across_a_resume(tmp_path):
     assert stop.streak == 1
     stop.on_epoch_end(2, {"coarse_accuracy": 0.99})
     assert stop.model.stop_training
+
+
+def test_epoch_times_are_kept_and_a_history_without_them_omits_them(tmp_path):
+    from keras_neural_memory.experiments.callbacks import EpochHistory
+    from keras_neural_memory.experiments.training import read_history
+
+    path = tmp_path / "history.csv"
+    path.write_text("epoch,loss\n0,2.0\n")  # written before epochs were timed
+    history = EpochHistory(path, first_epoch=1)
+    history.on_train_begin()
+    history.on_epoch_begin(1)
+    history.on_epoch_end(1, {"loss": 1.0})
+    assert path.read_text().splitlines()[1:] == ["0,2.0,NA", f"1,1.0,{history.rows[-1]['epoch_seconds']}"]
+    assert read_history(path) == {"loss": [2.0, 1.0]}  # not a time for one epoch of two
+    timed = EpochHistory(tmp_path / "timed.csv")
+    timed.on_train_begin()
+    for epoch in range(2):
+        timed.on_epoch_begin(epoch)
+        timed.on_epoch_end(epoch, {"loss": 1.0})
+    seconds = read_history(tmp_path / "timed.csv")["epoch_seconds"]
+    assert len(seconds) == 2 and all(value >= 0 for value in seconds)
 
 
 @pytest.mark.parametrize(
