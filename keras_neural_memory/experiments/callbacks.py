@@ -19,7 +19,10 @@ class EpochHistory(keras.callbacks.Callback):
     rewritten through a rename after each epoch, so it is never half-written.
     Each row also holds the epoch's wall-clock time in seconds
     ("epoch_seconds"), so a run resumed over several processes knows its
-    whole training time.
+    whole training time. It is counted from the epoch's start to the end of
+    its validation pass, if any, so it includes any time the process was
+    paused (e.g. by SIGSTOP) and leaves out building the model, the
+    backups written after each epoch and the final evaluation.
 
     Args:
         path: The CSV file.
