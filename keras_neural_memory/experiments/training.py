@@ -144,12 +144,10 @@ def train(config):
         The results dict, with "output_dir" added. A run whose loss became
         NaN has `"diverged": True` and no accuracies. Its "train_seconds"
         is the sum of the epochs' wall-clock times, over every process that
-        trained the run (the history's "epoch_seconds", which leave out
-        building the model, the backups and the final evaluation, and count
-        any time the process was paused); in a run resumed
-        from files written before epochs were timed, where the history has
-        no "epoch_seconds", it is the time of the process that finished the
-        run alone. "segments" says where each process started.
+        trained the run (the history's "epoch_seconds"; see `EpochHistory`
+        for what they count); in a run resumed from files written before
+        epochs were timed, where the history has no "epoch_seconds", it is
+        the time of the process that finished the run alone. "segments" says where each process started.
     """
     import keras
 
