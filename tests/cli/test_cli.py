@@ -99,6 +99,29 @@ def test_evaluate_takes_the_run_directory(trained, tmp_path):
     assert recorded["task"] == "sequence_reversal" and recorded["scale"] == "quick"
 
 
+@pytest.mark.slow
+def test_error_positions_counts_the_sequences_evaluate_gets_wrong(trained, tmp_path):
+    # benchmarks/error_positions.py predicts the same fresh examples as
+    # `evaluate` (same split, seed and count), one sequence at a time, so the
+    # sequences it finds wrong are exactly those coarse accuracy misses.
+    out, _ = trained
+    report = tmp_path / "report.json"
+    result = run("evaluate", "--model", str(out), "--examples", "50", "--seed", "3", "--output", str(report))
+    assert result.returncode == 0, result.stderr[-3000:]
+    coarse = json.loads(report.read_text())["coarse"]
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "error_positions.py")
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    listed = subprocess.run([sys.executable, script, str(out), "--split", "test", "--examples", "50", "--seed", "3"],
+                            capture_output=True, text=True, timeout=300, env=env)  # fmt: skip
+    assert listed.returncode == 0, listed.stderr[-3000:]
+    wrong = int(listed.stdout.split(" wrong under teacher forcing")[0].rsplit(" ", 1)[1])
+    assert wrong == round((1 - coarse) * 50)
+    assert "| wrong symbols | wrong sequences |" in listed.stdout
+    refused = subprocess.run([sys.executable, script, str(out), "--examples", "0"], capture_output=True, text=True,
+                             timeout=300, env=env)  # fmt: skip
+    assert refused.returncode == 2 and "--examples must be at least 1" in refused.stderr
+
+
 @pytest.mark.parametrize("content", [b"", b"PK\x03\x04 truncated"])
 def test_evaluate_names_an_incomplete_model_file(tmp_path, capsys, content):
     from keras_neural_memory.experiments import cli
