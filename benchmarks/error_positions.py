@@ -74,9 +74,12 @@ def main() -> None:
         model_path, recorded = evaluation.saved_run(args.run)
     except UsageError as error:
         parser.error(str(error))
-    setup = data.task_setup(recorded["task"], recorded.get("scale", "default"))
+    if "task" not in recorded:
+        parser.error(f"{args.run} has no results.json naming its task; pass a run folder written by `neural-memory train`")
+    scale = recorded.get("scale", "default")
+    setup = data.task_setup(recorded["task"], scale)
     model = keras.saving.load_model(model_path)
-    evaluation.check_vocabulary(model, setup, recorded.get("scale", "default"))
+    evaluation.check_vocabulary(model, setup, scale)
     train_task, test_task = generators.tasks_for(setup.name, setup.settings)
     task = train_task if args.split == "train" else test_task
     source_vocab, output_vocab = task.source_vocab, joint.output_vocab(task.target_vocab, setup.layout)
