@@ -54,7 +54,7 @@ def share_table(title: str, wrong: Counter, total: Counter | None = None) -> str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", help="a run folder written by `neural-memory train`, or its model.keras")
+    parser.add_argument("run", help="a run folder written by `neural-memory train` (finished, or its last backed-up epoch), or its model.keras")
     parser.add_argument("--split", choices=("train", "test"), default="train", help="the regime to sample")
     parser.add_argument("--examples", type=int, default=300, help="fresh examples to predict (default 300)")
     parser.add_argument("--seed", type=int, default=7, help="seed of the examples (default 7)")
@@ -62,23 +62,20 @@ def main() -> None:
     if args.examples < 1:
         parser.error(f"--examples must be at least 1, got {args.examples}")
 
-    import keras
     import numpy as np
 
-    import keras_neural_memory  # noqa: F401  (registers the layers)
     from keras_neural_memory.experiments import data, evaluation
     from keras_neural_memory.experiments.config import UsageError
     from tfds_tasks import generators, joint
 
     try:
-        model_path, recorded = evaluation.saved_run(args.run)
+        model, recorded, source = evaluation.load_run(args.run)
     except UsageError as error:
         parser.error(str(error))
     if "task" not in recorded:
         parser.error(f"{args.run} has no results.json naming its task; pass a run folder written by `neural-memory train`")
     scale = recorded.get("scale", "default")
     setup = data.task_setup(recorded["task"], scale)
-    model = keras.saving.load_model(model_path)
     evaluation.check_vocabulary(model, setup, scale)
     train_task, test_task = generators.tasks_for(setup.name, setup.settings)
     task = train_task if args.split == "train" else test_task
@@ -109,7 +106,7 @@ def main() -> None:
             index += 1
 
     print(f"{recorded['task']}, {args.split} lengths, {args.examples} examples (seed {args.seed}), "
-          f"model {model_path}: {sum(wrong_counts.values())} wrong under teacher forcing\n")
+          f"model {source}: {sum(wrong_counts.values())} wrong under teacher forcing\n")
     print(share_table("wrong symbols", wrong_counts) + "\n")
     print(share_table("first wrong target position (0 = first)", first_wrong) + "\n")
     print(share_table("first wrong symbol's class, expected -> predicted", confusions) + "\n")

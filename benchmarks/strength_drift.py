@@ -12,16 +12,23 @@ run (`neural-memory train` or `reproduce`) step by step with
 - "pop before output": the pop strength summed over those steps, the
   memory lost before the first output symbol is read (whole pops: 0);
 - "fraction": the mean of `min(s, 1 - s)` over every push and pop strength
-  `s` of the string (0 for whole pushes and pops, 0.5 at most).
+  `s` of the string (0 for whole pushes and pops, 0.5 at most);
 
-For a DeQue, push and pop are the means of its two ends. Each figure is the mean over
-`--examples` strings.
+and, in a second table, the mean push and pop strengths on the steps that
+write the target (a model that copies with whole strengths: push 0, pop 1).
+A model that has not learned to use its memory pushes and pops alike in
+both phases. A DeQue gets a row per end, top and bottom. Each figure is the
+mean over `--examples` strings.
+
+A run that has not finished is traced at its last backed-up epoch (see
+`evaluation.load_run`).
 
 Usage:
     KERAS_BACKEND=jax python benchmarks/strength_drift.py RUN_DIR [--lengths 64,128,160] [--examples 20]
 """
 
 import argparse
+import collections
 import sys
 
 import numpy as np
@@ -53,22 +60,34 @@ def traces(model, memory, setup, split, examples, seed=1):
         yield trace_memory(layer, embedding(np.asarray(sequence["inputs"])[None])), sequence
 
 
-def fraction(traced):
-    """The mean of `min(s, 1 - s)` over every push and pop strength of the `traced` strings."""
-    strengths = np.concatenate([trace[key].ravel() for trace in traced for key in ("push", "pop")])
+def fraction(strengths):
+    """The mean of `min(s, 1 - s)` over the strengths `s` of a list of arrays."""
+    strengths = np.concatenate([np.ravel(part) for part in strengths])
     return float(np.minimum(strengths, 1 - strengths).mean())
 
 
 def drift(model, memory, setup, examples):
-    """The three figures of this module's docstring, means over `examples` strings."""
-    pushes, pops, traced = [], [], []
+    """This module's figures for each end of the memory, means over `examples` strings.
+
+    Returns:
+        One dict per end (one, or top and bottom for a DeQue) with "push
+        (source)", "pop before output", "fraction", "push (target)" and
+        "pop (target)".
+    """
+    rows = None
     for trace, sequence in traces(model, memory, setup, "train", examples):
-        # Steps whose loss mask is 0 read `<s>` and the source; the rest read out the target.
+        # Steps whose loss mask is 0 read `<s>` and the source; the rest write the target.
         reading = np.asarray(sequence["loss_mask"]) == 0
-        pushes.append(trace["push"][0, reading].mean())
-        pops.append(trace["pop"][0, reading].sum(axis=0).mean())
-        traced.append(trace)
-    return float(np.mean(pushes)), float(np.mean(pops)), fraction(traced)
+        push, pop = trace["push"][0], trace["pop"][0]  # (time, ends)
+        rows = rows or [collections.defaultdict(list) for _ in range(push.shape[-1])]
+        for end, row in enumerate(rows):
+            row["push (source)"].append(push[reading, end].mean())
+            row["pop before output"].append(pop[reading, end].sum())
+            row["push (target)"].append(push[~reading, end].mean())
+            row["pop (target)"].append(pop[~reading, end].mean())
+            row["fraction"] += [push[:, end], pop[:, end]]  # every strength, reduced below
+    return [{key: fraction(values) if key == "fraction" else float(np.mean(values)) for key, values in row.items()}
+            for row in rows]  # fmt: skip
 
 
 def main(argv=None):
@@ -77,23 +96,31 @@ def main(argv=None):
     parser.add_argument("--lengths", type=list_of(positive_int), default=[64, 128, 160], help="source lengths to trace")
     parser.add_argument("--examples", type=positive_int, default=20, help="strings per length")
     args = parser.parse_args(argv)
-    import keras
-
     try:
-        path, results = evaluation.saved_run(args.run)
+        model, results, source = evaluation.load_run(args.run)
     except UsageError as error:
         parser.error(str(error))
     settings = results.get("settings")
     if not settings or settings.get("memory") not in TRACEABLE:
-        parser.error(f"{args.run!r} is not a run of a memory model with its results.json; pass a stack, queue or deque run")
-    model = keras.saving.load_model(path)
-    print(f"{settings['memory']} on {settings['task']} ({settings['scale']} scale), {args.examples} strings per length")
-    print("| source length | push (source) | pop before output | fraction |")
-    print("|--:|--:|--:|--:|")
+        parser.error(f"{args.run!r} is not a run of a memory model (its results.json or settings.json names none); pass a stack, queue or deque run")
+    memory = settings["memory"]
+    print(f"{memory} on {settings['task']} ({settings['scale']} scale), {args.examples} strings per length; {source}")
+    ends = [""] if memory != "deque" else [", top", ", bottom"]
+    figures = {}
     for length in args.lengths:
         setup = data.task_setup(settings["task"], settings["scale"], train_lengths=(length, length))
-        push, pop, frac = drift(model, settings["memory"], setup, args.examples)
-        print(f"| {length} | {push:.3f} | {pop:.3f} | {frac:.3f} |", flush=True)
+        figures[length] = drift(model, memory, setup, args.examples)
+    print("| source length | push (source) | pop before output | fraction |")
+    print("|--:|--:|--:|--:|")
+    for length, rows in figures.items():
+        for end, row in zip(ends, rows):
+            print(f"| {length}{end} | {row['push (source)']:.3f} | {row['pop before output']:.3f} | {row['fraction']:.3f} |")
+    print("\nWhile writing the target (mean strengths):\n")
+    print("| source length | push (target) | pop (target) |")
+    print("|--:|--:|--:|")
+    for length, rows in figures.items():
+        for end, row in zip(ends, rows):
+            print(f"| {length}{end} | {row['push (target)']:.3f} | {row['pop (target)']:.3f} |")
 
 
 if __name__ == "__main__":

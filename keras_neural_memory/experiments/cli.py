@@ -90,7 +90,7 @@ def _run_flags():
                        help="after every epoch, measure accuracy on N held-out strings of training lengths without "
                        "strength noise; --stop-at-coarse then reads it instead of the training batches' average")
     flags.add_argument("--eval-examples", type=positive_int, default=500, help="examples per accuracy measurement")
-    flags.add_argument("--overwrite", action="store_true", help="retrain a finished run instead of reusing it")
+    flags.add_argument("--overwrite", action="store_true", help="train from the start, replacing the folder's run (finished or under way) instead of reusing or resuming it")
     flags.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True, help="XLA (default on)")
     return flags
 

@@ -107,7 +107,8 @@ class RunConfig:
         eval_examples: Examples per accuracy measurement.
         seed: Seed of the weights and of the example stream.
         output_dir: The run's folder; None gives "runs/TASK-MEMORY-SCALE".
-        overwrite: Retrain a finished run in `output_dir`.
+        overwrite: Train from the start, replacing the run in `output_dir`,
+            finished or under way.
         jit_compile: Compile with XLA.
         verbose: Keras `fit` verbosity (0, 1 or 2).
 

@@ -20,14 +20,41 @@ from keras_neural_memory.experiments.config import UsageError
 EVAL_BATCH_SIZE = 50
 
 
-def saved_run(model_arg):
-    """`(model path, the run's results.json or {})` for a saved model.
+def load_run(model_arg):
+    """`(model, record, source)` for a saved run, or for one that has not finished.
+
+    A finished run is its `model.keras` and the `results.json` beside it. A
+    run folder without `model.keras` (a run under way, or stopped before it
+    finished) gives its model rebuilt from the `settings.json` that `train`
+    writes when a run starts, with the weights of its last backed-up epoch,
+    so a long run can be inspected while it trains.
 
     Args:
-        model_arg: A `model.keras` written by `train`, or the run folder
-            that holds it.
+        model_arg: A `model.keras` written by `train`, or its run folder.
+
+    Returns:
+        The loaded model; what the run recorded (its `results.json`; for a
+        run that has not written one, `{"settings": ..., **settings}` from
+        its `settings.json`; `{}` for a bare `model.keras`); and a
+        description of what was loaded.
+
+    Raises:
+        UsageError: Nothing loadable at `model_arg`.
+
+    Example:
+
+    ```python
+    model, record, source = load_run("runs/paper-table/sequence_copy-deque/lr0.001-seed0")
+    record["task"], source  # ("sequence_copy", "... backup ... (after epoch 73; the run has not finished)")
+    ```
     """
+    import keras
+
+    import keras_neural_memory  # noqa: F401  (registers the layers)
+
     path = pathlib.Path(model_arg)
+    if path.is_dir() and not (path / "model.keras").exists() and (path / training.SETTINGS_FILE).is_file():
+        return _load_unfinished_run(path)
     if path.is_dir():
         path = path / "model.keras"
     if not path.is_file():
@@ -35,12 +62,44 @@ def saved_run(model_arg):
     if not zipfile.is_zipfile(path):
         raise UsageError(f"{str(path)!r} is not a complete .keras file (it is empty or truncated); train the model again")
     results_path = path.with_name("results.json")
-    if not results_path.is_file():
-        return path, {}
-    try:
-        return path, json.loads(results_path.read_text())
-    except json.JSONDecodeError:
-        raise UsageError(f"{str(results_path)!r} is not valid JSON; remove it, and pass --task and --scale") from None
+    record = {}
+    if results_path.is_file():
+        try:
+            record = json.loads(results_path.read_text())
+        except json.JSONDecodeError:
+            raise UsageError(f"{str(results_path)!r} is not valid JSON; remove it, and pass --task and --scale") from None
+    elif path.with_name(training.SETTINGS_FILE).is_file():  # saved, but stopped before its results
+        record = _settings_record(path.parent)
+    return keras.saving.load_model(path), record, str(path)
+
+
+def _settings_record(run_dir):
+    """What a run that has not written its `results.json` records: its settings."""
+    settings = json.loads((run_dir / training.SETTINGS_FILE).read_text())
+    return {"settings": settings, **settings}
+
+
+def _load_unfinished_run(run_dir):
+    """`load_run` for a run folder with `settings.json` and no `model.keras`."""
+    from keras_neural_memory.experiments.config import RunConfig
+
+    record = _settings_record(run_dir)
+    config = RunConfig(**record["settings"])
+    model = training.build_model(data.task_setup(config.task, config.scale), config)
+    backup = run_dir / "backup"
+    # BackupAndRestore keeps the previous backup beside the latest, in case a kill cut the latest short.
+    for suffix in ("", ".bkp"):
+        weights, metadata = backup / f"latest.weights.h5{suffix}", backup / f"training_metadata.json{suffix}"
+        try:
+            epoch = json.loads(metadata.read_text())["epoch"]
+            model.load_weights(weights)
+            break
+        except (OSError, ValueError, KeyError):
+            continue
+    else:
+        raise UsageError(f"{str(run_dir)!r} holds a run without a backed-up epoch; evaluate it after its first epoch")
+    source = f"{weights} (after epoch {epoch}; the run has not finished)"
+    return model, record, source
 
 
 def recorded_choice(flag, given, recorded, default=None):
@@ -71,7 +130,9 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
     """Coarse, fine and masked accuracy of a saved run on fresh examples.
 
     Args:
-        model: A `model.keras` written by `train`, or its run folder.
+        model: A `model.keras` written by `train`, or its run folder; the
+            folder of a run that has not finished gives the weights of its
+            last backed-up epoch (see `load_run`).
         task: The task; default (and checked against) the run's record.
         scale: The data scale; default (and checked against) the run's record.
         split: "train" or "test": the regime to sample.
@@ -84,25 +145,21 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
         jit_compile: Evaluate with XLA.
 
     Returns:
-        `{"task", "scale", "model", "lengths", "coarse", "fine", "masked"}`,
+        `{"task", "scale", "model", "lengths", "coarse", "fine", "masked"}`
+        ("model" says what was loaded, as `load_run` describes it),
         and "sweep" (one dict per length) when `sweep_step` is given.
     """
-    import keras
-
-    import keras_neural_memory  # noqa: F401  (registers the layers)
-
-    model_path, recorded = saved_run(model)
+    loaded, recorded, source = load_run(model)
     task = recorded_choice("--task", task, recorded.get("task"))
     scale = recorded_choice("--scale", scale, recorded.get("scale"), default="default")
     setup = data.task_setup(task, scale, test_lengths=lengths)
-    loaded = keras.saving.load_model(model_path)
     check_vocabulary(loaded, setup, scale)
     training.compile_model(loaded, 1e-3, jit_compile)
     split = "test" if lengths else split
     regime = setup.settings.regime(split)
     summary = training.measure(loaded, setup, split, examples, seed, EVAL_BATCH_SIZE)
     print(f"{task} lengths {regime.min_length}-{regime.max_length}: coarse {summary['coarse']:.3f} fine {summary['fine']:.3f}")
-    report = {"task": task, "scale": scale, "model": str(model_path),
+    report = {"task": task, "scale": scale, "model": source,
               "lengths": [regime.min_length, regime.max_length], **summary}  # fmt: skip
     if sweep_step:
         sweep = []

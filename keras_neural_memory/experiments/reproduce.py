@@ -187,7 +187,8 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
             "results.json" in `output_dir`. A run of the same settings
             recorded there is not retrained, even without its run folder.
         redraw: Only redraw the table and the plot from the finished runs.
-        overwrite: Retrain finished runs instead of reusing them.
+        overwrite: Train every run from the start, replacing finished runs
+            and runs under way instead of reusing or resuming them.
         jit_compile: Compile with XLA.
 
     Returns:

@@ -31,6 +31,8 @@ from keras_neural_memory.experiments.config import UsageError
 # from s + EVALUATION_SEED_OFFSET.
 VALIDATION_SEED_OFFSET = 2000
 EVALUATION_SEED_OFFSET = 1000
+#: Where a run's `RunConfig.settings` are written when it starts.
+SETTINGS_FILE = "settings.json"
 
 
 def build_model(setup, config):
@@ -135,7 +137,10 @@ def train(config):
     run sees the examples an uninterrupted one would. `model.keras` and
     `results.json` are written atomically, and the backup is removed only
     after both: a finished run is recognised by its `results.json` and not
-    retrained (unless `config.overwrite`).
+    retrained (unless `config.overwrite`). The run's settings are written to
+    `settings.json` when it starts: a folder whose run under way has other
+    settings is refused, and `evaluation.load_run` can load a run that has
+    not finished from its backup.
 
     Args:
         config: A `RunConfig`.
@@ -158,11 +163,12 @@ def train(config):
     output = files.writable_dir(config.output_path())
     settings = config.settings()
     if config.overwrite:
-        _forget_finished_run(output)
+        _forget_run(output)
     finished = finished_run(config)
     if finished is not None:
         print(f"{output} holds this finished run; not retraining (pass --overwrite to retrain)", flush=True)
         return finished
+    _claim_folder(output, settings)
     backup_dir = output / "backup"
     first_epoch = _backed_up_epochs(backup_dir)
     keras.utils.set_random_seed(config.seed)
@@ -282,13 +288,31 @@ def finished_run(config):
     return {**results, "output_dir": str(output)}
 
 
-def _forget_finished_run(output):
-    """Removes the finished run in `output` (if any), so that it trains again from the start."""
-    if (output / "results.json").is_file():
-        (output / "results.json").unlink()
-        (output / "history.csv").unlink(missing_ok=True)
-        (output / "segments.json").unlink(missing_ok=True)
-        shutil.rmtree(output / "backup", ignore_errors=True)
+def _forget_run(output):
+    """Removes the run in `output`, finished or under way, so that it trains again from the start."""
+    for name in ("results.json", "history.csv", "segments.json", SETTINGS_FILE):
+        (output / name).unlink(missing_ok=True)
+    shutil.rmtree(output / "backup", ignore_errors=True)
+
+
+def _claim_folder(output, settings):
+    """Writes `settings` to the run's `settings.json`, refusing a folder whose run under way has others.
+
+    Resuming another run's backup would mix two runs in one history. The
+    file also lets `evaluation.load_run` rebuild a run that has not
+    finished. Folders of runs started before the file existed are claimed
+    as they are.
+
+    Raises:
+        UsageError: `output` holds a run under way with other settings.
+    """
+    path = output / SETTINGS_FILE
+    if path.is_file() and json.loads(path.read_text()) != settings:
+        raise UsageError(
+            f"{str(output)!r} holds a run under way with other settings ({SETTINGS_FILE}); pass another "
+            "--output-dir, or --overwrite to start it again"
+        )
+    files.write_atomically(path, json.dumps(settings, indent=2))
 
 
 def device_description(replicas=1):

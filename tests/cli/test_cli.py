@@ -122,6 +122,30 @@ def test_error_positions_counts_the_sequences_evaluate_gets_wrong(trained, tmp_p
     assert refused.returncode == 2 and "--examples must be at least 1" in refused.stderr
 
 
+def test_strength_drift_reports_each_end_of_a_deque_in_both_phases():
+    import importlib.util
+
+    from keras_neural_memory.experiments import data, training
+    from keras_neural_memory.experiments.config import RunConfig
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "strength_drift.py")
+    spec = importlib.util.spec_from_file_location("strength_drift", path)
+    strength_drift = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(strength_drift)
+    config = RunConfig("sequence_copy", memory="deque", lstm_layers=1, scale="quick").resolved()
+    setup = data.task_setup("sequence_copy", "quick", train_lengths=(6, 6))
+    model = training.build_model(setup, config)
+    top, bottom = strength_drift.drift(model, "deque", setup, examples=2)
+    for end in (top, bottom):
+        assert set(end) == {"push (source)", "pop before output", "push (target)", "pop (target)", "fraction"}
+        for key in ("push (source)", "push (target)", "pop (target)"):
+            assert 0 < end[key] < 1  # sigmoids of an untrained controller
+        # 7 reading steps (`<s>` and 6 symbols), each popping less than 1.
+        assert 0 < end["pop before output"] < 7
+        assert 0 <= end["fraction"] <= 0.5
+    assert top != bottom
+
+
 @pytest.mark.parametrize("content", [b"", b"PK\x03\x04 truncated"])
 def test_evaluate_names_an_incomplete_model_file(tmp_path, capsys, content):
     from keras_neural_memory.experiments import cli
@@ -184,6 +208,25 @@ def test_a_finished_run_is_recognised_not_retrained(tmp_path, capsys):
     assert rerun["seed"] == 3 and len(rerun["history"]["loss"]) == 2
 
 
+@pytest.mark.slow
+def test_a_folder_with_a_run_under_way_of_other_settings_is_refused(tmp_path, capsys):
+    """Resuming another run's backup would mix two runs; --overwrite starts the folder again."""
+    from keras_neural_memory.experiments import cli, evaluation, training
+    from keras_neural_memory.experiments.config import RunConfig, UsageError
+
+    other = RunConfig("sequence_copy", scale="quick", seed=3, output_dir=str(tmp_path)).resolved().settings()
+    (tmp_path / training.SETTINGS_FILE).write_text(json.dumps(other))
+    (tmp_path / "history.csv").write_text("epoch,loss\n0,2.5\n")
+    assert cli.main(_train_args(tmp_path)) == 2
+    assert "holds a run under way with other settings (settings.json)" in capsys.readouterr().err
+    assert (tmp_path / "history.csv").is_file()  # refused, nothing removed
+    with pytest.raises(UsageError, match="without a backed-up epoch; evaluate it after its first epoch"):
+        evaluation.load_run(tmp_path)
+    assert cli.main(_train_args(tmp_path, "--overwrite")) == 0
+    assert json.loads((tmp_path / training.SETTINGS_FILE).read_text())["seed"] == 0
+    assert training.read_history(tmp_path / "history.csv")["loss"][0] != 2.5  # the old row went
+
+
 def test_finished_run_is_the_folder_s_results_of_the_same_settings(tmp_path):
     """What `train` and `reproduce --redraw` both read: one definition of a finished run."""
     import dataclasses
@@ -207,7 +250,7 @@ def test_finished_run_is_the_folder_s_results_of_the_same_settings(tmp_path):
 @pytest.mark.slow
 def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, monkeypatch, capsys, interrupted):
     """Killed while saving the model or evaluating it: the backup survives, no epoch is retrained."""
-    from keras_neural_memory.experiments import cli, files, training
+    from keras_neural_memory.experiments import cli, evaluation, files, training
 
     module = files if interrupted == "save_model_atomically" else training
     original = getattr(module, interrupted)
@@ -223,11 +266,22 @@ def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, m
         cli.main(_train_args(tmp_path, "--verbose", "2"))
     assert not (tmp_path / "results.json").exists()
     assert (tmp_path / "backup").is_dir()
+    # The unfinished run loads from its backup, as the finished run will from model.keras.
+    unfinished, record, source = evaluation.load_run(tmp_path)
+    assert record["task"] == "sequence_copy" and record["settings"]["seed"] == 0
+    if interrupted == "measure":
+        assert source.endswith("latest.weights.h5 (after epoch 2; the run has not finished)")
+    else:  # the model was saved, the results not yet
+        assert source == str(tmp_path / "model.keras")
     monkeypatch.setattr(module, interrupted, original)
     capsys.readouterr()
     assert cli.main(_train_args(tmp_path, "--verbose", "2")) == 0
     out = capsys.readouterr().out
     assert "resuming after epoch 2" in out and "Epoch 1/2" not in out
+    finished, record, source = evaluation.load_run(tmp_path)
+    assert source == str(tmp_path / "model.keras") and record["settings"]["seed"] == 0
+    for before, after in zip(unfinished.weights, finished.weights, strict=True):
+        np.testing.assert_array_equal(before.numpy(), after.numpy())
     results = json.loads((tmp_path / "results.json").read_text())
     assert len(results["history"]["loss"]) == 2 and results["batches"] == 6
     # Both epochs were trained by the killed process; their times still count.
