@@ -12,12 +12,19 @@ report["coarse"], [point["coarse"] for point in report["sweep"]]
 
 import json
 import pathlib
+import shutil
+import tempfile
+import time
 import zipfile
 
 from keras_neural_memory.experiments import data, training
 from keras_neural_memory.experiments.config import UsageError
 
 EVAL_BATCH_SIZE = 50
+# A run under way rewrites its backup after every epoch; a read that meets a
+# write is tried again this often, this many seconds apart.
+BACKUP_READ_ATTEMPTS = 5
+BACKUP_READ_PAUSE_SECONDS = 1.0
 
 
 def load_run(model_arg):
@@ -87,19 +94,39 @@ def _load_unfinished_run(run_dir):
     config = RunConfig(**record["settings"])
     model = training.build_model(data.task_setup(config.task, config.scale), config)
     backup = run_dir / "backup"
-    # BackupAndRestore keeps the previous backup beside the latest, in case a kill cut the latest short.
-    for suffix in ("", ".bkp"):
-        weights, metadata = backup / f"latest.weights.h5{suffix}", backup / f"training_metadata.json{suffix}"
-        try:
-            epoch = json.loads(metadata.read_text())["epoch"]
-            model.load_weights(weights)
-            break
-        except (OSError, ValueError, KeyError):
-            continue
-    else:
+    if not any(backup.glob("training_metadata.json*")):
         raise UsageError(f"{str(run_dir)!r} holds a run without a backed-up epoch; evaluate it after its first epoch")
-    source = f"{weights} (after epoch {epoch}; the run has not finished)"
-    return model, record, source
+    for attempt in range(BACKUP_READ_ATTEMPTS):
+        if attempt:
+            time.sleep(BACKUP_READ_PAUSE_SECONDS)
+        # BackupAndRestore keeps the previous backup beside the latest, in case the latest is cut short.
+        for suffix in ("", ".bkp"):
+            weights = backup / f"latest.weights.h5{suffix}"
+            epoch = _load_backup(model, weights, backup / f"training_metadata.json{suffix}")
+            if epoch is not None:
+                return model, record, f"{weights} (after epoch {epoch}; the run has not finished)"
+    raise UsageError(f"could not read the backup in {str(backup)!r} (it is being written, or is damaged); try again")
+
+
+def _load_backup(model, weights, metadata):
+    """Loads one backup of a run under way into `model`; its epoch, or None if it is not whole.
+
+    The weights are read from a copy taken while neither they nor their
+    metadata changed: the training process rewrites both after every epoch,
+    and Keras only loads a file whose name ends in ".weights.h5", which the
+    previous backup's does not.
+    """
+    try:
+        before = (weights.stat().st_mtime_ns, weights.stat().st_size, metadata.read_text())
+        with tempfile.TemporaryDirectory() as folder:
+            snapshot = pathlib.Path(folder) / "backup.weights.h5"
+            shutil.copyfile(weights, snapshot)
+            if (weights.stat().st_mtime_ns, weights.stat().st_size, metadata.read_text()) != before:
+                return None
+            model.load_weights(snapshot)
+        return json.loads(before[2])["epoch"]
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def recorded_choice(flag, given, recorded, default=None):

@@ -227,6 +227,32 @@ def test_a_folder_with_a_run_under_way_of_other_settings_is_refused(tmp_path, ca
     assert training.read_history(tmp_path / "history.csv")["loss"][0] != 2.5  # the old row went
 
 
+def test_a_run_under_way_loads_its_previous_backup_while_the_latest_is_unreadable(tmp_path, monkeypatch):
+    """The training process rewrites its backup after every epoch; a read that meets the write takes the previous one."""
+    from keras_neural_memory.experiments import data, evaluation, training
+    from keras_neural_memory.experiments.config import RunConfig, UsageError
+
+    monkeypatch.setattr(evaluation, "BACKUP_READ_PAUSE_SECONDS", 0)
+    config = RunConfig("sequence_copy", scale="quick", output_dir=str(tmp_path)).resolved()
+    (tmp_path / training.SETTINGS_FILE).write_text(json.dumps(config.settings()))
+    model = training.build_model(data.task_setup(config.task, config.scale), config)
+    backup = tmp_path / "backup"
+    backup.mkdir()
+    model.save_weights(backup / "latest.weights.h5")
+    os.replace(backup / "latest.weights.h5", backup / "latest.weights.h5.bkp")
+    (backup / "training_metadata.json.bkp").write_text('{"epoch": 4, "batch": 0}')
+    (backup / "latest.weights.h5").write_bytes(b"\x89HDF\r\n")  # cut short by the write under way
+    (backup / "training_metadata.json").write_text('{"epoch": 5, "batch": 0}')
+    loaded, record, source = evaluation.load_run(tmp_path)
+    assert source == f"{backup / 'latest.weights.h5.bkp'} (after epoch 4; the run has not finished)"
+    assert record["settings"] == config.settings()
+    for saved, read in zip(model.weights, loaded.weights, strict=True):
+        np.testing.assert_array_equal(saved.numpy(), read.numpy())
+    (backup / "latest.weights.h5.bkp").write_bytes(b"")
+    with pytest.raises(UsageError, match=r"could not read the backup in .* \(it is being written, or is damaged\); try again"):
+        evaluation.load_run(tmp_path)
+
+
 def test_finished_run_is_the_folder_s_results_of_the_same_settings(tmp_path):
     """What `train` and `reproduce --redraw` both read: one definition of a finished run."""
     import dataclasses
