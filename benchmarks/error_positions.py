@@ -73,7 +73,7 @@ def main() -> None:
     except UsageError as error:
         parser.error(str(error))
     if "task" not in recorded:
-        parser.error(f"{args.run} has no results.json naming its task; pass a run folder written by `neural-memory train`")
+        parser.error(f"{args.run} has no results.json or settings.json naming its task; pass a run folder written by `neural-memory train`")
     scale = recorded.get("scale", "default")
     setup = data.task_setup(recorded["task"], scale)
     evaluation.check_vocabulary(model, setup, scale)

@@ -90,12 +90,12 @@ def _load_unfinished_run(run_dir):
     """`load_run` for a run folder with `settings.json` and no `model.keras`."""
     from keras_neural_memory.experiments.config import RunConfig
 
-    record = _settings_record(run_dir)
-    config = RunConfig(**record["settings"])
-    model = training.build_model(data.task_setup(config.task, config.scale), config)
     backup = run_dir / "backup"
     if not any(backup.glob("training_metadata.json*")):
         raise UsageError(f"{str(run_dir)!r} holds a run without a backed-up epoch; evaluate it after its first epoch")
+    record = _settings_record(run_dir)
+    config = RunConfig(**record["settings"])
+    model = training.build_model(data.task_setup(config.task, config.scale), config)
     for attempt in range(BACKUP_READ_ATTEMPTS):
         if attempt:
             time.sleep(BACKUP_READ_PAUSE_SECONDS)

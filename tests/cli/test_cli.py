@@ -120,6 +120,12 @@ def test_error_positions_counts_the_sequences_evaluate_gets_wrong(trained, tmp_p
     refused = subprocess.run([sys.executable, script, str(out), "--examples", "0"], capture_output=True, text=True,
                              timeout=300, env=env)  # fmt: skip
     assert refused.returncode == 2 and "--examples must be at least 1" in refused.stderr
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    shutil.copyfile(out / "model.keras", bare / "model.keras")  # no results.json, no settings.json
+    unnamed = subprocess.run([sys.executable, script, str(bare)], capture_output=True, text=True, timeout=300,
+                             env=env)  # fmt: skip
+    assert unnamed.returncode == 2 and "has no results.json or settings.json naming its task" in unnamed.stderr
 
 
 def test_strength_drift_reports_each_end_of_a_deque_in_both_phases():
@@ -225,6 +231,22 @@ def test_a_folder_with_a_run_under_way_of_other_settings_is_refused(tmp_path, ca
     assert cli.main(_train_args(tmp_path, "--overwrite")) == 0
     assert json.loads((tmp_path / training.SETTINGS_FILE).read_text())["seed"] == 0
     assert training.read_history(tmp_path / "history.csv")["loss"][0] != 2.5  # the old row went
+
+
+def test_a_run_without_a_backed_up_epoch_is_refused_before_its_model_is_built(tmp_path, monkeypatch):
+    from keras_neural_memory.experiments import evaluation, training
+    from keras_neural_memory.experiments.config import RunConfig, UsageError
+
+    config = RunConfig("sequence_copy", scale="quick", output_dir=str(tmp_path)).resolved()
+    (tmp_path / training.SETTINGS_FILE).write_text(json.dumps(config.settings()))
+    (tmp_path / "backup").mkdir()  # made when training starts, before the first epoch is backed up
+
+    def build_model(*args):
+        raise AssertionError("the model was built for a run with nothing to load into it")
+
+    monkeypatch.setattr(training, "build_model", build_model)
+    with pytest.raises(UsageError, match="holds a run without a backed-up epoch; evaluate it after its first epoch"):
+        evaluation.load_run(tmp_path)
 
 
 def test_a_run_under_way_loads_its_previous_backup_while_the_latest_is_unreadable(tmp_path, monkeypatch):
