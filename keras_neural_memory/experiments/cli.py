@@ -82,7 +82,8 @@ def _run_flags():
     flags = argparse.ArgumentParser(add_help=False)
     flags.add_argument("--hidden-size", type=positive_int, help="default: from the scale (10 for Hao et al. tasks)")
     flags.add_argument("--memory-width", type=positive_int, help="default: from the scale (2 for Hao et al. tasks)")
-    flags.add_argument("--epochs", type=positive_int, help="most epochs per run; default: from the scale or plan")
+    flags.add_argument("--epochs", type=positive_int,
+                       help="most epochs per run (a run under way may resume with another); default: from the scale or plan")
     flags.add_argument("--steps-per-epoch", type=positive_int, help="batches per epoch; default: from the scale or plan")
     flags.add_argument("--stop-at-coarse", type=unit_float, metavar="ACCURACY",
                        help="stop once training coarse accuracy reaches ACCURACY at two consecutive epochs")

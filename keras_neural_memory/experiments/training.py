@@ -33,6 +33,9 @@ VALIDATION_SEED_OFFSET = 2000
 EVALUATION_SEED_OFFSET = 1000
 #: Where a run's `RunConfig.settings` are written when it starts.
 SETTINGS_FILE = "settings.json"
+#: The settings a run under way may change when it resumes: how long it may train, when it stops,
+#: and how many examples measure it at the end. None of them changes an epoch already trained.
+BUDGET_SETTINGS = ("epochs", "stop_at_coarse", "eval_examples")
 
 
 def build_model(setup, config):
@@ -139,8 +142,10 @@ def train(config):
     after both: a finished run is recognised by its `results.json` and not
     retrained (unless `config.overwrite`). The run's settings are written to
     `settings.json` when it starts: a folder whose run under way has other
-    settings is refused, and `evaluation.load_run` can load a run that has
-    not finished from its backup.
+    settings is refused, except for its budget (`BUDGET_SETTINGS`: resume
+    it with a larger `epochs` to train it longer), and
+    `evaluation.load_run` can load a run that has not finished from its
+    backup.
 
     Args:
         config: A `RunConfig`.
@@ -168,9 +173,9 @@ def train(config):
     if finished is not None:
         print(f"{output} holds this finished run; not retraining (pass --overwrite to retrain)", flush=True)
         return finished
-    _claim_folder(output, settings)
     backup_dir = output / "backup"
     first_epoch = _backed_up_epochs(backup_dir)
+    _claim_folder(output, settings, first_epoch)
     keras.utils.set_random_seed(config.seed)
     scope, replicas, on_gpus = distribution_scope(config.batch_size)
     jit_compile = config.jit_compile
@@ -295,24 +300,47 @@ def _forget_run(output):
     shutil.rmtree(output / "backup", ignore_errors=True)
 
 
-def _claim_folder(output, settings):
+def _claim_folder(output, settings, first_epoch):
     """Writes `settings` to the run's `settings.json`, refusing a folder whose run under way has others.
 
-    Resuming another run's backup would mix two runs in one history. The
-    file also lets `evaluation.load_run` rebuild a run that has not
-    finished. Folders of runs started before the file existed are claimed
-    as they are.
+    Resuming another run's backup would mix two runs in one history. Only
+    the `BUDGET_SETTINGS` may differ, so that a run under way can be given
+    more epochs (or fewer, down to those it has trained) without starting
+    again. The file also lets `evaluation.load_run` rebuild a run that has
+    not finished. Folders of runs started before the file existed are
+    claimed as they are.
+
+    Args:
+        output: The run's folder.
+        settings: `RunConfig.settings()` of the run to train there.
+        first_epoch: Epochs the run under way in `output` has backed up.
 
     Raises:
-        UsageError: `output` holds a run under way with other settings.
+        UsageError: `output` holds a run under way with other settings, or
+            one that has trained more epochs than `settings` allow.
     """
     path = output / SETTINGS_FILE
-    if path.is_file() and json.loads(path.read_text()) != settings:
-        raise UsageError(
-            f"{str(output)!r} holds a run under way with other settings ({SETTINGS_FILE}); pass another "
-            "--output-dir, or --overwrite to start it again"
-        )
+    if path.is_file():
+        recorded = json.loads(path.read_text())
+        if _without_budget(recorded) != _without_budget(settings):
+            raise UsageError(
+                f"{str(output)!r} holds a run under way with other settings ({SETTINGS_FILE}); pass another "
+                "--output-dir, or --overwrite to start it again"
+            )
+        if settings["epochs"] < first_epoch:
+            raise UsageError(
+                f"{str(output)!r} holds a run under way that has trained {first_epoch} epochs; pass --epochs "
+                f"{first_epoch} or more to resume it, or --overwrite to start it again"
+            )
+        for key in BUDGET_SETTINGS:
+            if recorded.get(key) != settings.get(key):
+                print(f"note: {key} of the run under way in {output} changes from {recorded.get(key)} to "
+                      f"{settings.get(key)}", flush=True)  # fmt: skip
     files.write_atomically(path, json.dumps(settings, indent=2))
+
+
+def _without_budget(settings):
+    return {key: value for key, value in settings.items() if key not in BUDGET_SETTINGS}
 
 
 def device_description(replicas=1):

@@ -339,6 +339,50 @@ def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, m
     assert (tmp_path / "model.keras").stat().st_size > 10_000
 
 
+def test_a_run_under_way_may_change_its_budget_and_nothing_else(tmp_path, capsys):
+    """More epochs (or fewer, down to those trained) resume the run; any other setting is another run."""
+    import dataclasses
+
+    from keras_neural_memory.experiments import training
+    from keras_neural_memory.experiments.config import RunConfig, UsageError
+
+    config = RunConfig("sequence_copy", scale="quick", epochs=4, output_dir=str(tmp_path)).resolved()
+    training._claim_folder(tmp_path, config.settings(), first_epoch=0)
+    longer = dataclasses.replace(config, epochs=9, stop_at_coarse=0.99, eval_examples=20).settings()
+    training._claim_folder(tmp_path, longer, first_epoch=3)
+    assert json.loads((tmp_path / training.SETTINGS_FILE).read_text()) == longer
+    out = capsys.readouterr().out
+    assert "epochs of the run under way" in out and "changes from 4 to 9" in out
+    with pytest.raises(UsageError, match="has trained 3 epochs; pass --epochs 3 or more to resume it"):
+        training._claim_folder(tmp_path, dataclasses.replace(config, epochs=2).settings(), first_epoch=3)
+    with pytest.raises(UsageError, match=r"holds a run under way with other settings \(settings.json\)"):
+        training._claim_folder(tmp_path, dataclasses.replace(config, epochs=9, seed=1).settings(), first_epoch=3)
+    assert json.loads((tmp_path / training.SETTINGS_FILE).read_text()) == longer  # refusals write nothing
+
+
+@pytest.mark.slow
+def test_a_run_under_way_resumed_with_more_epochs_trains_on(tmp_path, monkeypatch, capsys):
+    from keras_neural_memory.experiments import cli, training
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # after its 2 epochs, before its results
+
+    original = training.measure
+    monkeypatch.setattr(training, "measure", killed)
+    with pytest.raises(KeyboardInterrupt):
+        cli.main(_train_args(tmp_path, "--verbose", "2"))
+    monkeypatch.setattr(training, "measure", original)
+    capsys.readouterr()
+    assert cli.main(_train_args(tmp_path, "--epochs", "1")) == 2
+    assert "has trained 2 epochs; pass --epochs 2 or more to resume it" in capsys.readouterr().err
+    assert cli.main(_train_args(tmp_path, "--verbose", "2", "--epochs", "3")) == 0
+    out = capsys.readouterr().out
+    assert "resuming after epoch 2" in out and "Epoch 3/3" in out and "Epoch 2/3" not in out
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["settings"]["epochs"] == 3 and results["batches"] == 9
+    assert len(results["history"]["loss"]) == 3
+
+
 @pytest.mark.slow
 def test_held_out_strings_measured_every_epoch_drive_the_stopping_rule(tmp_path, monkeypatch):
     """--validation-examples: noise-free accuracy of held-out strings after each epoch, and the stop rule reads it."""
