@@ -7,8 +7,9 @@
 # consecutive epochs of 250 batches, or for at most 50,000 batches. Runs go
 # in the order of docs/results.md's plan; every run resumes where it stopped
 # when the script is started again, and a finished run is never retrained,
-# so start the same command as often as needed (one process at a time per
-# RUN_DIR). Every finished run is recorded in RESULTS_FILE (default
+# so start the same command as often as needed. A run that another process
+# is training is refused (exit status 2), so two processes may share RUN_DIR
+# only on different rows or learning rates. Every finished run is recorded in RESULTS_FILE (default
 # docs/paper_table_results.json, kept under version control, while RUN_DIR
 # and its checkpoints are not): a run recorded there counts as done on any
 # machine, and `neural-memory reproduce ... --results-file RESULTS_FILE

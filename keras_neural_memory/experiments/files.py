@@ -48,19 +48,28 @@ def write_atomically(path, text):
 
 
 @contextlib.contextmanager
-def locked(path):
+def locked(path, busy=None):
     """Holds an exclusive lock on `path` for the block, against other processes that lock it too.
 
     The lock is on a file beside `path` (".lock-NAME"), so `path` itself can
-    be replaced while it is held. Where `fcntl` is missing (Windows) the
-    block runs unlocked.
+    be replaced while it is held. The system releases it when its process
+    ends, however it ends. Where `fcntl` is missing (Windows) the block runs
+    unlocked.
+
+    Args:
+        path: The file to lock.
+        busy: None to wait while another process holds the lock; else the
+            exception to raise at once in that case.
     """
     path = pathlib.Path(path)
     if fcntl is None:
         yield
         return
     with open(path.with_name(f".lock-{path.name}"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if busy is None else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise busy from None
         try:
             yield
         finally:

@@ -158,14 +158,28 @@ def train(config):
         for what they count); in a run resumed from files written before
         epochs were timed, where the history has no "epoch_seconds", it is
         the time of the process that finished the run alone. "segments" says where each process started.
+
+    Raises:
+        UsageError: The folder holds a run of other settings, or another
+            process is training it (one process trains a folder at a time;
+            two would overwrite each other's backups and history).
     """
+    setup = data.task_setup(config.task, config.scale)
+    config = config.resolved()
+    output = files.writable_dir(config.output_path())
+    in_use = UsageError(
+        f"{str(output)!r} is being trained by another process; wait for it to finish, or pass another --output-dir"
+    )
+    with files.locked(output / SETTINGS_FILE, busy=in_use):
+        return _train_in(output, config, setup)
+
+
+def _train_in(output, config, setup):
+    """`train`, once its folder `output` is locked."""
     import keras
 
     from keras_neural_memory.experiments import callbacks as callbacks_lib
 
-    setup = data.task_setup(config.task, config.scale)
-    config = config.resolved()
-    output = files.writable_dir(config.output_path())
     settings = config.settings()
     if config.overwrite:
         _forget_run(output)

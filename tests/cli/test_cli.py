@@ -360,6 +360,29 @@ def test_a_run_under_way_may_change_its_budget_and_nothing_else(tmp_path, capsys
     assert json.loads((tmp_path / training.SETTINGS_FILE).read_text()) == longer  # refusals write nothing
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="folders are locked with fcntl")
+def test_a_folder_another_process_is_training_is_refused_and_left_alone(tmp_path, capsys):
+    """Two processes on one run would overwrite each other's backups and history rows."""
+    from keras_neural_memory.experiments import cli, files, training
+    from keras_neural_memory.experiments.config import UsageError
+
+    # flock locks of separate opens conflict within one process too, so this
+    # holds the lock as a training process would.
+    (tmp_path / "history.csv").write_text("epoch,loss\n0,2.5\n")
+    with files.locked(tmp_path / training.SETTINGS_FILE):
+        assert cli.main(_train_args(tmp_path)) == 2
+        err = capsys.readouterr().err
+        assert f"{str(tmp_path)!r} is being trained by another process; wait for it to finish, or pass another " \
+               "--output-dir" in err  # fmt: skip
+        assert len(err.strip().splitlines()) == 1
+        assert cli.main(_train_args(tmp_path, "--overwrite")) == 2  # not even --overwrite removes its files
+    assert not (tmp_path / training.SETTINGS_FILE).exists()
+    assert (tmp_path / "history.csv").read_text() == "epoch,loss\n0,2.5\n"
+    # Once its holder lets go, the folder is free again.
+    with files.locked(tmp_path / training.SETTINGS_FILE, busy=UsageError("still locked")):
+        pass
+
+
 @pytest.mark.slow
 def test_a_run_under_way_resumed_with_more_epochs_trains_on(tmp_path, monkeypatch, capsys):
     from keras_neural_memory.experiments import cli, training
