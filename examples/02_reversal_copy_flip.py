@@ -107,7 +107,7 @@ for task, memories in SETTINGS["runs"].items():
         keras.utils.set_random_seed(0)
         model = models.build_transducer(
             setup.source_vocab_size, setup.target_vocab_size, memory=memory,
-            hidden_size=SETTINGS["hidden"], memory_width=SETTINGS["width"], lstm_layers=2,
+            hidden_size=SETTINGS["hidden"], memory_width=SETTINGS["width"],
         )
         training.compile_model(model, 5e-3, jit_compile=True)
         start = time.perf_counter()

@@ -21,7 +21,7 @@ from keras_neural_memory.memory_cell import MemoryCell
 from keras_neural_memory.memory_rnn import MemoryRNN
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
-from keras_neural_memory.validation import check_choice, check_positive_int, check_strength_noise
+from keras_neural_memory.validation import check_choice, check_lstm_layers, check_positive_int, check_strength_noise
 
 MEMORY_CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
 MEMORY_KINDS = ("stack", "queue", "deque", "lstm")
@@ -38,7 +38,7 @@ def build_transducer(
     memory="stack",
     hidden_size=256,
     memory_width=256,
-    lstm_layers=2,
+    lstm_layers=None,
     embedding_dim=64,
     pop_bias_init=-1.0,
     strength_noise=0.0,
@@ -60,8 +60,9 @@ def build_transducer(
             baseline.
         hidden_size: LSTM units (the paper: 256 or 512).
         memory_width: Memory vector size (the paper: 256).
-        lstm_layers: Layers of the "lstm" baseline (the paper: 1, 2, 4, 8).
-            Ignored by memory models, whose controller is one LSTM.
+        lstm_layers: Layers of the "lstm" baseline (the paper: 1, 2, 4, 8);
+            None gives 2. A memory model's controller is one LSTM layer, so
+            it takes None or 1.
         embedding_dim: Embedding size (the paper: 64).
         pop_bias_init: Initial pop-gate bias of memory models.
         strength_noise: The memory cell's `strength_noise`: Gaussian noise
@@ -87,10 +88,10 @@ def build_transducer(
         ("target_vocab_size", target_vocab_size),
         ("hidden_size", hidden_size),
         ("memory_width", memory_width),
-        ("lstm_layers", lstm_layers),
         ("embedding_dim", embedding_dim),
     ):
         check_positive_int(arg, value)
+    check_lstm_layers(lstm_layers, memory)
     check_strength_noise(strength_noise, memory)
     from tfds_tasks import joint
 
@@ -99,6 +100,7 @@ def build_transducer(
         joint.input_vocab_size(source_vocab_size, target_vocab_size), embedding_dim, mask_zero=True, name="embedding"
     )(inputs)
     if memory == "lstm":
+        lstm_layers = lstm_layers or 2
         for i in range(lstm_layers):
             x = keras.layers.LSTM(hidden_size, return_sequences=True, name=f"lstm_{i}")(x)
         default_name = f"lstm{lstm_layers}_{hidden_size}"

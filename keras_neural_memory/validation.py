@@ -144,3 +144,26 @@ def check_strength_noise(strength_noise, memory):
             "Choose memory 'stack', 'queue' or 'deque', or strength_noise=0.",
             "0 without a memory",
         )
+
+
+def check_lstm_layers(lstm_layers, memory):
+    """Checks a model's `lstm_layers`: a positive integer, or None; 1 or None with a memory.
+
+    `lstm_layers` is the depth of the deep-LSTM baseline (`memory="lstm"`);
+    a memory model's controller is one LSTM layer, so it cannot take
+    another depth.
+
+    Example:
+
+    >>> check_lstm_layers(4, "stack")
+    Traceback (most recent call last):
+    ...
+    keras_neural_memory.validation.InvalidArgumentError: `lstm_layers` sets the depth of the LSTM baseline, not of memory='stack', whose controller is one LSTM layer; received lstm_layers=4. Leave lstm_layers out, or choose memory='lstm'.
+    """
+    check_positive_int("lstm_layers", lstm_layers, allow_none=True)
+    if memory != "lstm" and lstm_layers not in (None, 1):
+        raise InvalidArgumentError(
+            f"`lstm_layers` sets the depth of the LSTM baseline, not of memory={memory!r}, whose controller is one "
+            f"LSTM layer; received lstm_layers={lstm_layers!r}. Leave lstm_layers out, or choose memory='lstm'.",
+            "1 with a memory",
+        )

@@ -104,7 +104,8 @@ def parser():
     train = sub.add_parser("train", parents=[run_flags], help="train a model on a task and report coarse/fine accuracy")
     train.add_argument("--task", required=True, help="a tfds_tasks name, e.g. sequence_reversal")
     train.add_argument("--memory", choices=MEMORY_KINDS, default="stack", help="memory kind, or lstm for the deep-LSTM baseline")
-    train.add_argument("--lstm-layers", type=positive_int, default=2, help="layers of the lstm baseline (1, 2, 4, 8 in the paper)")
+    train.add_argument("--lstm-layers", type=positive_int,
+                       help="layers of the lstm baseline (1, 2, 4, 8 in the paper; default 2); memory models have one")
     train.add_argument("--controller", choices=CONTROLLERS, default="lstm", help="controller of Hao et al. tasks")
     train.add_argument("--scale", choices=tuple(SCALES), default="default", help="lengths, vocabulary and sizes")
     train.add_argument("--learning-rate", type=positive_float, default=5e-3, help="default 5e-3, from the paper's grid")

@@ -10,6 +10,7 @@ from keras_neural_memory.models import CONTROLLERS, MEMORY_KINDS
 from keras_neural_memory.validation import (
     check_choice,
     check_int,
+    check_lstm_layers,
     check_positive_int,
     check_real,
     check_strength_noise,
@@ -85,7 +86,9 @@ class RunConfig:
     Args:
         task: A `tfds_tasks` task name, e.g. "sequence_reversal".
         memory: "stack", "queue", "deque", or "lstm" for the deep-LSTM baseline.
-        lstm_layers: Layers of the "lstm" baseline (1, 2, 4, 8 in the paper).
+        lstm_layers: Layers of the "lstm" baseline of Grefenstette et al.
+            tasks (1, 2, 4, 8 in the paper); None: 2 there, and 1 for every
+            other model, whose controller is one layer.
         controller: "lstm", or "linear" for Hao et al. tasks.
         scale: A key of `SCALES`: lengths, vocabulary and default sizes.
         hidden_size: Controller units.
@@ -121,7 +124,7 @@ class RunConfig:
 
     task: str
     memory: str = "stack"
-    lstm_layers: int = 2
+    lstm_layers: int | None = None
     controller: str = "lstm"
     scale: str = "default"
     hidden_size: int | None = None
@@ -145,7 +148,8 @@ class RunConfig:
         check_choice("controller", self.controller, CONTROLLERS)
         check_choice("scale", self.scale, tuple(SCALES))
         check_choice("verbose", self.verbose, (0, 1, 2))
-        for name in ("lstm_layers", "batch_size", "eval_examples"):
+        check_lstm_layers(self.lstm_layers, self.memory)
+        for name in ("batch_size", "eval_examples"):
             check_positive_int(name, getattr(self, name))
         for name in ("hidden_size", "memory_width", "epochs", "steps_per_epoch", "validation_examples"):
             check_positive_int(name, getattr(self, name), allow_none=True)
@@ -162,17 +166,42 @@ class RunConfig:
         tasks (the "aligned" layout of `tfds_tasks.layout_for`) theirs.
 
         Raises:
-            UsageError: `task` is not a task of `tfds_tasks`.
+            UsageError: `task` is not a task of `tfds_tasks`, or
+                `lstm_layers` is more than 1 on a Hao et al. task, whose
+                models have one controller layer.
         """
         scale = SCALES[self.scale]
         joint = task_layout(self.task) == "joint"
+        if not joint and self.lstm_layers not in (None, 1):
+            raise UsageError(f"task {self.task} (Hao et al.) has models of one controller layer; leave out "
+                             f"--lstm-layers {self.lstm_layers}")  # fmt: skip
         return dataclasses.replace(
             self,
+            lstm_layers=self.lstm_layers or (2 if joint and self.memory == "lstm" else 1),
             hidden_size=self.hidden_size or (scale["hidden"] if joint else HAO_HIDDEN_SIZE),
             memory_width=self.memory_width or (scale["width"] if joint else HAO_MEMORY_WIDTH),
             epochs=self.epochs or scale["epochs"],
             steps_per_epoch=self.steps_per_epoch or scale["steps"],
         )
+
+    @classmethod
+    def from_settings(cls, settings):
+        """The resolved config of a run's recorded `settings` (as `settings` returns them).
+
+        Settings written before `lstm_layers` was resolved name the LSTM
+        baseline's default depth, 2, for models whose controller has one
+        layer: they are read as 1, which those models had.
+
+        Example:
+
+        >>> old = RunConfig("sequence_copy", memory="queue", lstm_layers=1).resolved().settings()
+        >>> RunConfig.from_settings({**old, "lstm_layers": 2}).lstm_layers
+        1
+        """
+        settings = dict(settings)
+        if settings.get("memory") != "lstm" or task_layout(settings["task"]) != "joint":
+            settings["lstm_layers"] = 1
+        return cls(**settings).resolved()
 
     def output_path(self):
         """The run's folder: `output_dir`, or "runs/TASK-MEMORY-SCALE"."""

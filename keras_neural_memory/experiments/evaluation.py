@@ -94,7 +94,7 @@ def _load_unfinished_run(run_dir):
     if not any(backup.glob("training_metadata.json*")):
         raise UsageError(f"{str(run_dir)!r} holds a run without a backed-up epoch; evaluate it after its first epoch")
     record = _settings_record(run_dir)
-    config = RunConfig(**record["settings"])
+    config = RunConfig.from_settings(record["settings"])
     model = training.build_model(data.task_setup(config.task, config.scale), config)
     for attempt in range(BACKUP_READ_ATTEMPTS):
         if attempt:

@@ -23,7 +23,7 @@ import shutil
 import time
 
 from keras_neural_memory.experiments import data, files
-from keras_neural_memory.experiments.config import UsageError
+from keras_neural_memory.experiments.config import RunConfig, UsageError
 
 
 # The example streams of a run seeded s: epoch e trains on `data.epoch_seed(s, e)`, the held-out
@@ -299,7 +299,7 @@ def finished_run(config):
     if not path.is_file():
         return None
     results = json.loads(path.read_text())
-    if results.get("settings") != config.settings():
+    if _as_current(results.get("settings")) != config.settings():
         raise UsageError(
             f"{str(output)!r} holds a finished run with other settings; pass another --output-dir, "
             "or --overwrite to replace it"
@@ -335,8 +335,8 @@ def _claim_folder(output, settings, first_epoch):
     """
     path = output / SETTINGS_FILE
     if path.is_file():
-        recorded = json.loads(path.read_text())
-        if _without_budget(recorded) != _without_budget(settings):
+        recorded = _as_current(json.loads(path.read_text()))
+        if recorded is None or _without_budget(recorded) != _without_budget(settings):
             raise UsageError(
                 f"{str(output)!r} holds a run under way with other settings ({SETTINGS_FILE}); pass another "
                 "--output-dir, or --overwrite to start it again"
@@ -351,6 +351,14 @@ def _claim_folder(output, settings, first_epoch):
                 print(f"note: {key} of the run under way in {output} changes from {recorded.get(key)} to "
                       f"{settings.get(key)}", flush=True)  # fmt: skip
     files.write_atomically(path, json.dumps(settings, indent=2))
+
+
+def _as_current(recorded):
+    """Settings read from a run's files, as `RunConfig.settings` writes them now; None if they are not settings."""
+    try:
+        return RunConfig.from_settings(recorded).settings()
+    except (TypeError, KeyError, ValueError):
+        return None
 
 
 def _without_budget(settings):

@@ -292,6 +292,12 @@ def test_finished_run_is_the_folder_s_results_of_the_same_settings(tmp_path):
     assert training.finished_run(config) == {"settings": settings, "batches": 6, "output_dir": str(tmp_path)}
     with pytest.raises(UsageError, match="holds a finished run with other settings; pass another --output-dir"):
         training.finished_run(dataclasses.replace(config, seed=1))
+    # A memory model's run recorded by an older `train`, with the LSTM baseline's default depth.
+    (tmp_path / "results.json").write_text(json.dumps({"settings": {**settings, "lstm_layers": 2}}))
+    assert training.finished_run(config)["settings"]["lstm_layers"] == 2
+    (tmp_path / "results.json").write_text(json.dumps({"settings": {"task": "sequence_copy"}, "batches": 6}))
+    with pytest.raises(UsageError, match="holds a finished run with other settings"):
+        training.finished_run(config)
 
 
 @pytest.mark.parametrize("interrupted", ["save_model_atomically", "measure"])
@@ -358,6 +364,10 @@ def test_a_run_under_way_may_change_its_budget_and_nothing_else(tmp_path, capsys
     with pytest.raises(UsageError, match=r"holds a run under way with other settings \(settings.json\)"):
         training._claim_folder(tmp_path, dataclasses.replace(config, epochs=9, seed=1).settings(), first_epoch=3)
     assert json.loads((tmp_path / training.SETTINGS_FILE).read_text()) == longer  # refusals write nothing
+    # An older `train` recorded lstm_layers 2 for memory models; it is the same run.
+    (tmp_path / training.SETTINGS_FILE).write_text(json.dumps({**longer, "lstm_layers": 2}))
+    training._claim_folder(tmp_path, longer, first_epoch=3)
+    assert json.loads((tmp_path / training.SETTINGS_FILE).read_text()) == longer
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="folders are locked with fcntl")
@@ -507,6 +517,7 @@ def test_epoch_times_are_kept_and_a_history_without_them_omits_them(tmp_path):
         (["train", "--task", "sequence_copy", "--eval-examples", "0"], "must be a positive integer"),
         (["train", "--task", "sequence_copy", "--strength-noise", "-1"], "--strength-noise: must be a finite number >= 0, not -1"),
         (["train", "--task", "sequence_copy", "--memory", "lstm", "--strength-noise", "1"], "applies to memory models"),
+        (["train", "--task", "sequence_copy", "--lstm-layers", "4"], "`lstm_layers` sets the depth of the LSTM baseline, not of memory='stack'"),
         (["reproduce", "--seeds", "0,x"], "--seeds/--seed: 'x' in '0,x' is not an integer"),
         (["reproduce", "--learning-rates", "1e-3,0"], "--learning-rate: must be a finite number above 0, not 0"),
         (["train", "--task", "sequence_copy", "--validation-examples", "0"], "--validation-examples: must be a positive integer, not 0"),

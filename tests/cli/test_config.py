@@ -47,12 +47,33 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         (dict(stop_at_coarse=1.5), "`stop_at_coarse` must be a finite number above 0 and <= 1"),
         (dict(strength_noise=-1.0), "`strength_noise` must be a finite number >= 0"),
         (dict(memory="lstm", strength_noise=1.0), "`strength_noise` applies to memory models, not memory='lstm'"),
+        (dict(memory="queue", lstm_layers=2), "`lstm_layers` sets the depth of the LSTM baseline, not of memory='queue'"),
+        (dict(task="cumulative_xor", memory="lstm", lstm_layers=2), "has models of one controller layer; leave out --lstm-layers 2"),
         (dict(task="sequence_copying"), "unknown task 'sequence_copying'; choose one of: "),
     ],
 )
 def test_run_config_rejects_bad_values_naming_the_field(kwargs, match):
     with pytest.raises(ValueError, match=re.escape(match)):
         RunConfig(**{"task": "sequence_copy", **kwargs}).resolved()
+
+
+def test_lstm_layers_are_the_depth_the_model_has():
+    assert RunConfig("sequence_copy", memory="lstm").resolved().lstm_layers == 2
+    assert RunConfig("sequence_copy", memory="lstm", lstm_layers=8).resolved().lstm_layers == 8
+    for memory in ("stack", "queue", "deque"):
+        assert RunConfig("sequence_copy", memory=memory).resolved().lstm_layers == 1
+    assert RunConfig("cumulative_xor", memory="lstm").resolved().lstm_layers == 1  # Hao et al.: one layer
+
+
+def test_settings_recorded_before_lstm_layers_was_resolved_read_as_the_run_they_were():
+    """`train` once recorded the baseline's default depth, 2, for memory models, which have one layer."""
+    queue = RunConfig("sequence_copy", memory="queue").resolved()
+    old = {**queue.settings(), "lstm_layers": 2}
+    assert RunConfig.from_settings(old) == queue
+    hao = RunConfig("cumulative_xor", memory="lstm").resolved()
+    assert RunConfig.from_settings({**hao.settings(), "lstm_layers": 2}) == hao
+    deep = RunConfig("sequence_copy", memory="lstm", lstm_layers=4).resolved()
+    assert RunConfig.from_settings(deep.settings()) == deep  # a baseline's depth is its own
 
 
 def test_run_config_rejects_a_seed_that_is_not_an_int():

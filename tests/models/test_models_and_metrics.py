@@ -74,7 +74,8 @@ def test_masked_accuracy_uses_only_scored_positions():
 
 def test_memory_models_are_parameter_matched_to_a_two_layer_lstm():
     """Appendix D: memory-enhanced LSTMs have about as many parameters as a 2-layer LSTM."""
-    lstm2 = build_transducer(128, 128, memory="lstm", lstm_layers=2).count_params()
+    lstm2 = build_transducer(128, 128, memory="lstm").count_params()
+    assert lstm2 == build_transducer(128, 128, memory="lstm", lstm_layers=2).count_params()  # the default depth
     for memory in ("stack", "queue", "deque"):
         ratio = build_transducer(128, 128, memory=memory).count_params() / lstm2
         assert 0.75 < ratio < 1.25, (memory, ratio)
@@ -112,7 +113,8 @@ def test_models_save_and_load(tmp_path, partly_trained):
         ({"memory": "tape"}, "memory"),
         ({"hidden_size": 0}, "hidden_size"),
         ({"source_vocab_size": -1}, "source_vocab_size"),
-        ({"lstm_layers": 1.5}, "lstm_layers"),
+        ({"lstm_layers": 1.5, "memory": "lstm"}, "lstm_layers"),
+        ({"lstm_layers": 2}, "`lstm_layers` sets the depth of the LSTM baseline, not of memory='stack'"),
     ],
 )
 def test_bad_builder_arguments(kwargs, match):
