@@ -25,6 +25,8 @@ from keras_neural_memory.validation import check_choice, check_lstm_layers, chec
 
 MEMORY_CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
 MEMORY_KINDS = ("stack", "queue", "deque", "lstm")
+# The depth of the deep-LSTM baseline when none is given: the parameter-matched 2-layer LSTM.
+DEFAULT_LSTM_LAYERS = 2
 CONTROLLERS = ("lstm", "linear")
 
 # The input and output ids of both layouts have one definition,
@@ -100,7 +102,7 @@ def build_transducer(
         joint.input_vocab_size(source_vocab_size, target_vocab_size), embedding_dim, mask_zero=True, name="embedding"
     )(inputs)
     if memory == "lstm":
-        lstm_layers = lstm_layers or 2
+        lstm_layers = lstm_layers or DEFAULT_LSTM_LAYERS
         for i in range(lstm_layers):
             x = keras.layers.LSTM(hidden_size, return_sequences=True, name=f"lstm_{i}")(x)
         default_name = f"lstm{lstm_layers}_{hidden_size}"

@@ -6,7 +6,7 @@ these before it loads any data or builds a model.
 
 import dataclasses
 
-from keras_neural_memory.models import CONTROLLERS, MEMORY_KINDS
+from keras_neural_memory.models import CONTROLLERS, DEFAULT_LSTM_LAYERS, MEMORY_KINDS
 from keras_neural_memory.validation import (
     check_choice,
     check_int,
@@ -56,6 +56,11 @@ def model_kind(name):
     if name in ("stack", "queue", "deque"):
         return name, 1
     raise UsageError(f"unknown model {name!r}; use 'lstmN' (N layers), 'stack', 'queue' or 'deque'")
+
+
+def _has_lstm_depth(task, memory):
+    """Whether the model of `memory` on `task` takes `lstm_layers`: only the LSTM baseline of Grefenstette et al. tasks."""
+    return memory == "lstm" and task_layout(task) == "joint"
 
 
 def task_layout(task):
@@ -172,12 +177,14 @@ class RunConfig:
         """
         scale = SCALES[self.scale]
         joint = task_layout(self.task) == "joint"
-        if not joint and self.lstm_layers not in (None, 1):
+        deep = _has_lstm_depth(self.task, self.memory)
+        # Memory models were refused another depth in __init__; this is the LSTM of a Hao et al. task.
+        if not deep and self.lstm_layers not in (None, 1):
             raise UsageError(f"task {self.task} (Hao et al.) has models of one controller layer; leave out "
                              f"--lstm-layers {self.lstm_layers}")  # fmt: skip
         return dataclasses.replace(
             self,
-            lstm_layers=self.lstm_layers or (2 if joint and self.memory == "lstm" else 1),
+            lstm_layers=self.lstm_layers or (DEFAULT_LSTM_LAYERS if deep else 1),
             hidden_size=self.hidden_size or (scale["hidden"] if joint else HAO_HIDDEN_SIZE),
             memory_width=self.memory_width or (scale["width"] if joint else HAO_MEMORY_WIDTH),
             epochs=self.epochs or scale["epochs"],
@@ -199,8 +206,8 @@ class RunConfig:
         1
         """
         settings = dict(settings)
-        if settings.get("memory") != "lstm" or task_layout(settings["task"]) != "joint":
-            settings["lstm_layers"] = 1
+        if not _has_lstm_depth(settings["task"], settings.get("memory", cls.memory)):
+            settings["lstm_layers"] = None
         return cls(**settings).resolved()
 
     def output_path(self):
