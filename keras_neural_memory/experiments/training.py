@@ -381,8 +381,15 @@ def device_description(replicas=1):
         gpus = tf.config.list_physical_devices("GPU")
         kind = tf.config.experimental.get_device_details(gpus[0]).get("device_name") if gpus else None
     if kind is None or kind.lower() == "cpu":
-        kind = f"CPU ({platform.machine()}, {os.cpu_count()} cores)"
+        kind = f"CPU ({platform.machine()}, {_cpu_cores()})"
     return f"{backend}, {replicas} x {kind}"
+
+
+def _cpu_cores():
+    """`"N cores"`, or `"K of N cores"` when this process may run on only K of them (`taskset`)."""
+    total = os.cpu_count()
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else total
+    return f"{total} cores" if usable == total else f"{usable} of {total} cores"
 
 
 def _record_segment(path, first_epoch, replicas):

@@ -499,6 +499,19 @@ def test_epoch_times_are_kept_and_a_history_without_them_omits_them(tmp_path):
     assert len(seconds) == 2 and all(value >= 0 for value in seconds)
 
 
+def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
+    from keras_neural_memory.experiments import training
+
+    monkeypatch.setattr(training.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(training.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    everything = training.device_description()
+    if "CPU" not in everything:
+        pytest.skip(f"trains on {everything}")
+    assert everything.endswith(", 2 cores)")
+    monkeypatch.setattr(training.os, "sched_getaffinity", lambda pid: {1}, raising=False)  # taskset -c 1
+    assert training.device_description().endswith(", 1 of 2 cores)")
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
