@@ -1,5 +1,7 @@
 """`BufferedStackRNN`: Hao et al. (2018)'s buffered stack network (§2.3)."""
 
+import collections
+
 import keras
 from keras import ops
 from keras.saving import register_keras_serializable
@@ -18,6 +20,15 @@ def binary_strength_penalty(strengths):
     """
     term = 3.25 * strengths - 1.625
     return 1.0 / (1.0 + term**12)
+
+
+# The parts of `_BufferedCell`'s flat state, in their order there; `stack` is
+# the stack cell's own list of states.
+_BufferedState = collections.namedtuple(
+    "_BufferedState",
+    ["output", "stack", "input_values", "input_strengths", "input_pop",
+     "output_values", "output_strengths", "output_written", "penalty"],
+)  # fmt: skip
 
 
 class _BufferedCell(keras.layers.Layer):
@@ -97,20 +108,30 @@ class _BufferedCell(keras.layers.Layer):
             self.stack_cell.bias.assign(ops.where(gate, ops.cast(self.buffer_bias_init, bias.dtype), bias))
         self.built = True
 
+    def unpack_state(self, states):
+        """The flat states (a list, as the RNN passes them) as a `_BufferedState`."""
+        k = self._stack_state_count
+        return _BufferedState(states[0], list(states[1 : 1 + k]), *states[1 + k :])
+
+    @staticmethod
+    def pack_state(state):
+        """A `_BufferedState` as the flat list of states."""
+        return [state.output, *state.stack, *state[2:]]
+
     def initial_state(self, inputs, input_strengths, steps):
         batch_size = ops.shape(inputs)[0]
         dtype = self.compute_dtype
-        return [
-            ops.zeros((batch_size, self.output_size), dtype=dtype),
-            *self.stack_cell.get_initial_state(batch_size=batch_size, capacity=steps),
-            ops.reshape(ops.cast(inputs, dtype), (batch_size, -1)),
-            ops.cast(input_strengths, dtype),
-            ops.zeros((batch_size, 1), dtype=dtype),  # i_0 = 0: x_1 is the first input
-            ops.zeros((batch_size, steps * self.output_size), dtype=dtype),
-            ops.zeros((batch_size, steps), dtype=dtype),
-            ops.zeros((batch_size, steps), dtype=dtype),
-            ops.zeros((batch_size, 1), dtype=dtype),
-        ]
+        return self.pack_state(_BufferedState(
+            output=ops.zeros((batch_size, self.output_size), dtype=dtype),
+            stack=self.stack_cell.get_initial_state(batch_size=batch_size, capacity=steps),
+            input_values=ops.reshape(ops.cast(inputs, dtype), (batch_size, -1)),
+            input_strengths=ops.cast(input_strengths, dtype),
+            input_pop=ops.zeros((batch_size, 1), dtype=dtype),  # i_0 = 0: x_1 is the first input
+            output_values=ops.zeros((batch_size, steps * self.output_size), dtype=dtype),
+            output_strengths=ops.zeros((batch_size, steps), dtype=dtype),
+            output_written=ops.zeros((batch_size, steps), dtype=dtype),
+            penalty=ops.zeros((batch_size, 1), dtype=dtype),
+        ))  # fmt: skip
 
     def step(self, states, training=None, noise=None):
         """One step; returns `(y_t, new_states, info)` with the gates in `info`.
@@ -118,9 +139,9 @@ class _BufferedCell(keras.layers.Layer):
         `noise` is the step's `(batch, strength_noise_size)` slice of
         `draw_strength_noise` while training with `strength_noise`, else None.
         """
-        k = self._stack_state_count
-        stack_states = list(states[1 : 1 + k])
-        in_flat, in_strengths, in_pop, out_flat, out_strengths, out_written, penalty = states[1 + k :]
+        _, stack_states, in_flat, in_strengths, in_pop, out_flat, out_strengths, out_written, penalty = (
+            self.unpack_state(states)
+        )
         batch_size = ops.shape(in_strengths)[0]
         # The feature count, not -1: a static width lets the stack cell find the noise columns.
         features = self.stack_cell._input_features
@@ -152,17 +173,10 @@ class _BufferedCell(keras.layers.Layer):
         out_state = memory_lib.push(out_state, y, out_push)
         controls = [info["pop"], info["push"]] + ([in_pop, out_push] if self.buffered else [])
         penalty = penalty + sum(ops.sum(binary_strength_penalty(c), axis=-1, keepdims=True) for c in controls)
-        new_states = [
-            y,
-            *stack_states,
-            in_flat,
-            in_strengths,
-            in_pop,
-            ops.reshape(out_state.values, (batch_size, -1)),
-            out_state.strengths,
-            out_state.written,
-            penalty,
-        ]
+        new_states = self.pack_state(_BufferedState(
+            y, stack_states, in_flat, in_strengths, in_pop,
+            ops.reshape(out_state.values, (batch_size, -1)), out_state.strengths, out_state.written, penalty,
+        ))  # fmt: skip
         info = dict(info, input=x, input_pop=in_pop, output_push=out_push, input_strengths=in_strengths)
         return y, new_states, info
 
@@ -448,7 +462,8 @@ class BufferedStackRNN(keras.layers.Layer):
 
     def _read_off(self, final, output_length):
         """Reads `output_length` outputs off the final output buffer (see the class docstring)."""
-        out_flat, out_strengths = final[-4], final[-3]
+        final = self.cell.unpack_state(final)
+        out_flat, out_strengths = final.output_values, final.output_strengths
         batch_size = ops.shape(out_strengths)[0]
         values = ops.reshape(out_flat, (batch_size, -1, self.output_size))
         # k - 1 + output_offset unit dequeues for output k.
@@ -465,7 +480,8 @@ class BufferedStackRNN(keras.layers.Layer):
         if self.strength_regularization > 0:
             gates = 4 if self.buffered else 2
             # In float32: Keras adds the layer's losses to a float32 total (mixed precision).
-            penalty, counted = ops.cast(final[-1][:, 0], "float32"), ops.cast(counted, "float32")
+            penalty = ops.cast(self.cell.unpack_state(final).penalty[:, 0], "float32")
+            counted = ops.cast(counted, "float32")
             per_sequence = penalty / (ops.maximum(counted, 1.0) * gates)
             self.add_loss(self.strength_regularization * ops.mean(per_sequence))
         length = ops.shape(inputs)[1] if output_length is None else output_length

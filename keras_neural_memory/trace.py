@@ -93,22 +93,30 @@ def trace_memory(layer, inputs, mask=None, capacity=None, output_length=None):
     records = {key: [] for key in ("outputs", "push", "pop", "values", "reads", "strengths", "read_weights")}
     for t in range(length):
         output, new_states, info = cell.step(inputs[:, t], states)
-        if mask is not None:
-            keep = mask[:, t : t + 1]
-            output = ops.where(keep, output, states[0])
-            new_states = [ops.where(keep, new, old) for new, old in zip(new_states, states)]
-        states = new_states
+        output, states = _masked_step(mask, t, output, new_states, states)
         _, _, memory_state = cell._unpack_state(states)
         weights = cell.memory.read_weights(memory_state)
         weights = weights if isinstance(weights, tuple) else (weights,)
         records["outputs"].append(output)
-        records["push"].append(info["push"])
-        records["pop"].append(info["pop"])
-        records["values"].append(info["values"])
-        records["reads"].append(info["reads"])
-        records["strengths"].append(memory_state.strengths)
-        records["read_weights"].append(ops.stack(weights, axis=1))
+        _record_memory(records, info, memory_state.strengths, ops.stack(weights, axis=1))
     return _stack_records(records)
+
+
+def _masked_step(mask, t, output, new_states, states):
+    """What `keras.layers.RNN` does at step `t`: where `mask` is False, the output and states stay."""
+    if mask is None:
+        return output, new_states
+    keep = mask[:, t : t + 1]
+    new_states = [ops.where(keep, new, old) for new, old in zip(new_states, states)]
+    return ops.where(keep, output, states[0]), new_states
+
+
+def _record_memory(records, info, strengths, read_weights):
+    """Appends one step of the memory (its controls, values, reads, strengths and read weights)."""
+    for key in ("push", "pop", "values", "reads"):
+        records[key].append(info[key])
+    records["strengths"].append(strengths)
+    records["read_weights"].append(read_weights)
 
 
 def _check_inputs(inputs, dtype):
@@ -132,7 +140,6 @@ def _trace_buffered(layer, inputs, mask, output_length):
     states, steps, step_mask, _ = layer._start(inputs, mask)
     cell = layer.cell
     stack_cell = cell.stack_cell
-    k = cell._stack_state_count
     keys = (
         "step_outputs", "push", "pop", "values", "reads", "strengths", "read_weights", "input_pop",
         "output_push", "step_inputs", "input_strengths", "input_read_weights", "output_strengths",
@@ -140,21 +147,13 @@ def _trace_buffered(layer, inputs, mask, output_length):
     records = {key: [] for key in keys}
     for t in range(int(steps)):
         y, new_states, info = cell.step(states)
-        if step_mask is not None:
-            # What keras.layers.RNN does at a masked step.
-            keep = step_mask[:, t : t + 1]
-            y = ops.where(keep, y, states[0])
-            new_states = [ops.where(keep, new, old) for new, old in zip(new_states, states)]
-        states = new_states
-        _, _, memory_state = stack_cell._unpack_state(states[1 : 1 + k])
-        in_strengths, out_strengths = states[2 + k], states[-3]
+        y, states = _masked_step(step_mask, t, y, new_states, states)
+        state = cell.unpack_state(states)
+        _, _, memory_state = stack_cell._unpack_state(state.stack)
+        in_strengths, out_strengths = state.input_strengths, state.output_strengths
         records["step_outputs"].append(y)
-        records["push"].append(info["push"])
-        records["pop"].append(info["pop"])
-        records["values"].append(info["values"])
-        records["reads"].append(info["reads"])
-        records["strengths"].append(memory_state.strengths)
-        records["read_weights"].append(stack_cell.memory.read_weights(memory_state)[:, None, :])
+        weights = stack_cell.memory.read_weights(memory_state)[:, None, :]
+        _record_memory(records, info, memory_state.strengths, weights)
         records["input_pop"].append(info["input_pop"])
         records["output_push"].append(info["output_push"])
         records["step_inputs"].append(info["input"])
