@@ -44,7 +44,9 @@ class _BufferedCell(keras.layers.Layer):
          output `written` mask (steps), penalty]
 
     `y_{t-1}` comes first because Keras' masked JAX loop reads the output of
-    a masked step from `states[0]`.
+    a masked step from `states[0]`. `unpack_state` names the parts
+    (`_BufferedState`) and `pack_state` flattens them again, so nothing else
+    reads the list by position.
     """
 
     def __init__(self, stack_cell, output_size, output_activation, buffered, buffer_bias_init, **kwargs):
