@@ -133,7 +133,9 @@ def markdown_table(runs):
 def plot_convergence(runs, path):
     """Training coarse accuracy against batches (the paper's Figure 2b), one panel per task.
 
-    One curve per model: its selected run (`select`).
+    One curve per model: its selected run (`select`), labelled with the
+    model, learning rate and seed, so that plots of different runs of one
+    model tell which run they show.
     """
     from matplotlib.figure import Figure
 
@@ -144,11 +146,11 @@ def plot_convergence(runs, path):
     figure = Figure(figsize=(3.2 * len(tasks), 3), layout="constrained")
     axes = figure.subplots(1, len(tasks), sharey=True, squeeze=False)[0]
     for axis, task in zip(axes, tasks):
-        task_runs = [r for r in runs if r["task"] == task]
+        task_runs = {f"{r['plan_model']} (lr {r['learning_rate']:g}, seed {r['seed']})": r for r in runs if r["task"] == task}
         viz.plot_convergence(
-            {r["plan_model"]: r["history"] for r in task_runs},
+            {label: r["history"] for label, r in task_runs.items()},
             metric="coarse_accuracy",
-            steps_per_epoch={r["plan_model"]: r["steps_per_epoch"] for r in task_runs},
+            steps_per_epoch={label: r["steps_per_epoch"] for label, r in task_runs.items()},
             title=task,
             axis=axis,
         )

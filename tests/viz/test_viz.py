@@ -325,14 +325,24 @@ def test_convergence_plot_in_batches(tmp_path):
     assert [line.get_xdata()[0] for line in per_label.lines] == [10, 20, 30]
 
 
-def test_reproduce_draws_one_convergence_panel_per_task(tmp_path):
+def test_reproduce_draws_one_convergence_panel_per_task_and_names_each_run(tmp_path, monkeypatch):
     runs = [
-        {"task": task, "plan_model": model, "steps_per_epoch": 50, "history": {"coarse_accuracy": [0.1, 0.4]}}
+        {"task": task, "plan_model": model, "learning_rate": 5e-3, "seed": 1, "steps_per_epoch": 50,
+         "history": {"coarse_accuracy": [0.1, 0.4]}}
         for task in ("sequence_copy", "bigram_flip")
         for model in ("stack", "lstm2")
     ]
+    from matplotlib.figure import Figure
+
+    figures, savefig = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda figure, *a, **k: (figures.append(figure), savefig(figure, *a, **k)))
     reproduce.plot_convergence(runs, tmp_path / "convergence.png")
     assert_png(tmp_path / "convergence.png")
+    (figure,) = figures
+    assert [axis.get_title() for axis in figure.axes] == ["sequence_copy", "bigram_flip"]
+    # Runs of one model at different learning rates or seeds must not draw identical plots.
+    assert [t.get_text() for t in figure.axes[-1].get_legend().get_texts()] == [
+        "stack (lr 0.005, seed 1)", "lstm2 (lr 0.005, seed 1)"]
 
 
 @pytest.mark.parametrize(
