@@ -504,10 +504,10 @@ def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
 
     monkeypatch.setattr(training.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(training.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    everything = training.device_description()
-    if "CPU" not in everything:
-        pytest.skip(f"trains on {everything}")
-    assert everything.endswith(", 2 cores)")
+    all_cores = training.device_description()
+    if "CPU" not in all_cores:
+        pytest.skip(f"trains on {all_cores}")
+    assert all_cores.endswith(", 2 cores)")
     monkeypatch.setattr(training.os, "sched_getaffinity", lambda pid: {1}, raising=False)  # taskset -c 1
     assert training.device_description().endswith(", 1 of 2 cores)")
 
