@@ -206,7 +206,7 @@ def _train_in(output, config, setup):
               f"train lengths {train_regime.min_length}-{train_regime.max_length}, "
               f"test lengths {test_regime.min_length}-{test_regime.max_length}; {replicas} replica(s)", flush=True)
         if first_epoch:
-            print(f"resuming after epoch {first_epoch} from {backup_dir}", flush=True)
+            print(f"resuming after {first_epoch} finished epochs (0-{first_epoch - 1} in history.csv) from {backup_dir}", flush=True)
         segments = _record_segment(output / "segments.json", first_epoch, replicas)
         steps = config.steps_per_epoch
         batches = data.training_batches(setup, config.seed, config.batch_size, first_epoch, steps)
