@@ -141,13 +141,12 @@ class _BufferedCell(keras.layers.Layer):
         `noise` is the step's `(batch, strength_noise_size)` slice of
         `draw_strength_noise` while training with `strength_noise`, else None.
         """
-        _, stack_states, in_flat, in_strengths, in_pop, out_flat, out_strengths, out_written, penalty = (
-            self.unpack_state(states)
-        )
+        state = self.unpack_state(states)
+        in_strengths, in_pop = state.input_strengths, state.input_pop
         batch_size = ops.shape(in_strengths)[0]
         # The feature count, not -1: a static width lets the stack cell find the noise columns.
         features = self.stack_cell._input_features
-        in_values = ops.reshape(in_flat, (batch_size, ops.shape(in_strengths)[1], features))
+        in_values = ops.reshape(state.input_values, (batch_size, ops.shape(in_strengths)[1], features))
         # Input buffer: dequeue with i_{t-1}, then read with strength 1.
         in_strengths = memory_lib.pop(in_strengths, in_pop, "bottom")
         x = memory_lib.read(in_values, memory_lib.read_weights(in_strengths, "bottom"))
@@ -156,7 +155,7 @@ class _BufferedCell(keras.layers.Layer):
         if noise is not None:
             # The stack cell adds its columns to its push and pop logits itself.
             stack_input = ops.concatenate([x, ops.cast(noise[:, :stack_columns], x.dtype)], axis=-1)
-        heads, stack_states, info = self.stack_cell.step(stack_input, stack_states, training=training)
+        heads, stack_states, info = self.stack_cell.step(stack_input, state.stack, training=training)
         y = heads[:, : self.output_size]
         if self.output_activation is not None:
             y = self.output_activation(y)
@@ -170,14 +169,17 @@ class _BufferedCell(keras.layers.Layer):
             in_pop = out_push = ops.ones_like(in_pop)
         # Output buffer: enqueue y_t with strength o_t (never dequeued while running).
         out_state = memory_lib.MemoryState(
-            ops.reshape(out_flat, (batch_size, -1, self.output_size)), out_strengths, out_written
+            ops.reshape(state.output_values, (batch_size, -1, self.output_size)),
+            state.output_strengths,
+            state.output_written,
         )
         out_state = memory_lib.push(out_state, y, out_push)
         controls = [info["pop"], info["push"]] + ([in_pop, out_push] if self.buffered else [])
-        penalty = penalty + sum(ops.sum(binary_strength_penalty(c), axis=-1, keepdims=True) for c in controls)
-        new_states = self.pack_state(_BufferedState(
-            y, stack_states, in_flat, in_strengths, in_pop,
-            ops.reshape(out_state.values, (batch_size, -1)), out_state.strengths, out_state.written, penalty,
+        penalty = state.penalty + sum(ops.sum(binary_strength_penalty(c), axis=-1, keepdims=True) for c in controls)
+        new_states = self.pack_state(state._replace(
+            output=y, stack=stack_states, input_strengths=in_strengths, input_pop=in_pop,
+            output_values=ops.reshape(out_state.values, (batch_size, -1)),
+            output_strengths=out_state.strengths, output_written=out_state.written, penalty=penalty,
         ))  # fmt: skip
         info = dict(info, input=x, input_pop=in_pop, output_push=out_push, input_strengths=in_strengths)
         return y, new_states, info
