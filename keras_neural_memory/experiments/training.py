@@ -206,7 +206,7 @@ def _train_in(output, config, setup):
               f"train lengths {train_regime.min_length}-{train_regime.max_length}, "
               f"test lengths {test_regime.min_length}-{test_regime.max_length}; {replicas} replica(s)", flush=True)
         if first_epoch:
-            print(f"resuming after {first_epoch} finished epochs (0-{first_epoch - 1} in history.csv) from {backup_dir}", flush=True)
+            print(_resume_message(first_epoch, backup_dir), flush=True)
         segments = _record_segment(output / "segments.json", first_epoch, replicas)
         steps = config.steps_per_epoch
         batches = data.training_batches(setup, config.seed, config.batch_size, first_epoch, steps)
@@ -312,6 +312,13 @@ def _forget_run(output):
     for name in ("results.json", "history.csv", "segments.json", SETTINGS_FILE):
         (output / name).unlink(missing_ok=True)
     shutil.rmtree(output / "backup", ignore_errors=True)
+
+
+def _resume_message(first_epoch, backup_dir):
+    """Names the finished epochs as `history.csv` numbers them, from 0."""
+    if first_epoch == 1:
+        return f"resuming after 1 finished epoch (epoch 0 in history.csv) from {backup_dir}"
+    return f"resuming after {first_epoch} finished epochs (epochs 0-{first_epoch - 1} in history.csv) from {backup_dir}"
 
 
 def _claim_folder(output, settings, first_epoch):

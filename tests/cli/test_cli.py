@@ -331,7 +331,7 @@ def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, m
     capsys.readouterr()
     assert cli.main(_train_args(tmp_path, "--verbose", "2")) == 0
     out = capsys.readouterr().out
-    assert "resuming after 2 finished epochs (0-1 in history.csv)" in out and "Epoch 1/2" not in out
+    assert "resuming after 2 finished epochs (epochs 0-1 in history.csv)" in out and "Epoch 1/2" not in out
     finished, record, source = evaluation.load_run(tmp_path)
     assert source == str(tmp_path / "model.keras") and record["settings"]["seed"] == 0
     for before, after in zip(unfinished.weights, finished.weights, strict=True):
@@ -393,6 +393,13 @@ def test_a_folder_another_process_is_training_is_refused_and_left_alone(tmp_path
         pass
 
 
+def test_the_resume_message_numbers_epochs_as_history_csv_does():
+    from keras_neural_memory.experiments import training
+
+    assert training._resume_message(1, "B") == "resuming after 1 finished epoch (epoch 0 in history.csv) from B"
+    assert training._resume_message(50, "B") == "resuming after 50 finished epochs (epochs 0-49 in history.csv) from B"
+
+
 @pytest.mark.slow
 def test_a_run_under_way_resumed_with_more_epochs_trains_on(tmp_path, monkeypatch, capsys):
     from keras_neural_memory.experiments import cli, training
@@ -410,7 +417,7 @@ def test_a_run_under_way_resumed_with_more_epochs_trains_on(tmp_path, monkeypatc
     assert "has trained 2 epochs; pass --epochs 2 or more to resume it" in capsys.readouterr().err
     assert cli.main(_train_args(tmp_path, "--verbose", "2", "--epochs", "3")) == 0
     out = capsys.readouterr().out
-    assert "resuming after 2 finished epochs (0-1 in history.csv)" in out and "Epoch 3/3" in out and "Epoch 2/3" not in out
+    assert "resuming after 2 finished epochs (epochs 0-1 in history.csv)" in out and "Epoch 3/3" in out and "Epoch 2/3" not in out
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["settings"]["epochs"] == 3 and results["batches"] == 9
     assert len(results["history"]["loss"]) == 3
