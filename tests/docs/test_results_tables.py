@@ -126,8 +126,9 @@ def _reproduce_commands(block):
     commands = []
     for line in block.replace("\\\n", " ").splitlines():
         words = shlex.split(line)
-        if "neural-memory" in words and words[words.index("neural-memory") + 1 :][:1] == ["reproduce"]:
-            commands.append(words[words.index("neural-memory") + 1 :])
+        arguments = words[words.index("neural-memory") + 1 :] if "neural-memory" in words else []
+        if arguments[:1] == ["reproduce"]:
+            commands.append(arguments)
     return commands
 
 
