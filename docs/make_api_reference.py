@@ -3,25 +3,33 @@
     python docs/make_api_reference.py          # rewrite docs/api.md
     python docs/make_api_reference.py --check  # exit 1 if docs/api.md is stale
 
-What is documented, so that a new public name appears without editing this
-script:
+The page has two parts, so that a reader can tell what they may rely on:
 
-* every name in `keras_neural_memory.__all__`;
-* `keras_neural_memory.memory` and `keras_neural_memory.models`: the
-  classes and functions they define whose names do not start with `_`;
-* every name in `tfds_tasks.__all__`;
-* the experiment application, `keras_neural_memory.experiments`: its
-  `__all__`, then the classes and functions each module of
-  `EXPERIMENT_MODULES` defines;
-* a module listed in one of those `__all__`s gets a section of its own
-  with its public names (its `__all__`, or else the classes and functions
-  it defines), and names already documented elsewhere link there.
+1. **The library (public API)**: what users import.
+
+   * every name in `keras_neural_memory.__all__`;
+   * `keras_neural_memory.memory` and `keras_neural_memory.models`: their
+     `__all__`, or else the classes and functions they define whose names
+     do not start with `_` (so `memory`'s helper functions, which its
+     `__all__` leaves out, are not listed);
+   * every name in `tfds_tasks.__all__`;
+   * a module listed in one of those `__all__`s gets a section of its own
+     with its public names (its `__all__`, or else the classes and
+     functions it defines), and names already documented elsewhere link
+     there.
+
+2. **The experiment application (internal)**: the `neural-memory`
+   command's own code, with no stability promise: the `__all__` of
+   `keras_neural_memory.experiments`, then the classes and functions each
+   of its modules defines (every module of the subpackage, in name order).
 
 Docstrings are Google style (`Args:`, `Returns:`, `Example:` ...); they are
 turned into markdown lists and code blocks. Methods are listed when they
 have a docstring and are defined in this project's code (never Keras' or
-TFDS' own), so the page does not change with the Keras version.
-`tests/docs/test_docs.py` checks that the committed page is up to date.
+TFDS' own), so the page does not change with the Keras version; the few
+methods that only serve the implementation are left out
+(`INTERNAL_METHODS`). `tests/docs/test_docs.py` checks that the committed
+page is up to date.
 """
 
 import argparse
@@ -30,6 +38,7 @@ import importlib
 import inspect
 import os
 import pathlib
+import pkgutil
 import re
 import sys
 import textwrap
@@ -39,7 +48,18 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "docs" / "api.md"
 OWN_PACKAGES = ("keras_neural_memory", "tfds_tasks")
-EXPERIMENT_MODULES = ("config", "data", "training", "evaluation", "reproduce", "hypermodel", "files", "callbacks")
+
+# Methods of public classes that are not public API, by the module that
+# defines them. The memory classes' public methods are the four the README
+# promises (`initial_state`, `step`, `strengths`, `read_weights`); these
+# others are the contract between the memories and the cells
+# (`MemoryCell`, the fused scan of `MemoryRNN`), which may change with them.
+# They keep their names (renaming would break code that calls them anyway).
+INTERNAL_METHODS = {
+    "keras_neural_memory.memory": (
+        "num_slots", "write_slots", "update_strengths", "update", "slot_indices", "filled_slots",
+    ),
+}
 
 HEADER = """\
 # API reference
@@ -48,6 +68,22 @@ Generated from the docstrings by `python docs/make_api_reference.py`; do not
 edit by hand (`tests/docs/test_docs.py` fails when this page is stale). How
 the pieces fit together: [how_it_works.md](how_it_works.md).
 """
+
+PUBLIC_HEADING = "The library (public API)"
+PUBLIC_INTRO = """\
+What users import: `keras_neural_memory` (the memory cells, `MemoryRNN`,
+the controllers and layers, the memories, the model builders, metrics,
+traces and figures) and `tfds_tasks` (the tasks' data). Helper functions
+and methods these modules use internally are not listed: they may change
+without notice."""
+
+INTERNAL_HEADING = "The experiment application (internal)"
+INTERNAL_INTRO = """\
+`keras_neural_memory.experiments` is the code of the `neural-memory`
+command (`train`, `evaluate`, `reproduce`): the internals of that
+application, documented for its contributors. It carries **no stability
+promise**: any name below may change or go in any release. Use the
+command, or the library above, instead of importing it."""
 
 SECTION_RE = re.compile(
     r"^(Args|Arguments|Call arguments|Keyword arguments|Attributes|Raises|Returns|Yields|Example|Examples):\s*$"
@@ -272,27 +308,25 @@ def own_functions_and_classes(module):
     ]
 
 
-def collect_sections():
-    """`[(module, [(qualified name, object), ...]), ...]` in page order."""
+def _short(module):
+    return module.__name__.replace("keras_neural_memory.", "")
+
+
+def public_sections():
+    """The library's sections, `[(module, [(qualified name, object), ...]), ...]`."""
     import keras_neural_memory
     import tfds_tasks
 
     memory = importlib.import_module("keras_neural_memory.memory")
     models = importlib.import_module("keras_neural_memory.models")
 
-    def short(module):
-        return module.__name__.replace("keras_neural_memory.", "")
-
     sections, done = [], set()
     # Each package, then the modules it lists in its `__all__`.
     for group in ((keras_neural_memory, memory, models), (tfds_tasks,)):
         listed_modules = []
         for package in group:
-            if package in (memory, models):
-                members = own_functions_and_classes(package)
-            else:
-                members = public_members(package)
-            prefix = "" if package is keras_neural_memory else short(package) + "."
+            members = public_members(package)
+            prefix = "" if package is keras_neural_memory else _short(package) + "."
             sections.append((package, [(prefix + name, value) for name, value in members]))
             done.add(package.__name__)
             listed_modules += [value for _, value in members if inspect.ismodule(value)]
@@ -300,13 +334,27 @@ def collect_sections():
             if module.__name__ not in done:
                 done.add(module.__name__)
                 members = public_members(module)
-                sections.append((module, [(f"{short(module)}.{name}", value) for name, value in members]))
-    experiments = importlib.import_module("keras_neural_memory.experiments")
-    sections.append((experiments, [(f"experiments.{name}", value) for name, value in public_members(experiments)]))
-    for name in EXPERIMENT_MODULES:
-        module = importlib.import_module(f"keras_neural_memory.experiments.{name}")
-        sections.append((module, [(f"{short(module)}.{member}", value) for member, value in own_functions_and_classes(module)]))
+                sections.append((module, [(f"{_short(module)}.{name}", value) for name, value in members]))
     return sections
+
+
+def internal_sections():
+    """The experiment application's sections: its `__all__`, then each of its modules."""
+    experiments = importlib.import_module("keras_neural_memory.experiments")
+    sections = [(experiments, [(f"experiments.{name}", value) for name, value in public_members(experiments)])]
+    for info in sorted(pkgutil.iter_modules(experiments.__path__), key=lambda info: info.name):
+        module = importlib.import_module(f"{experiments.__name__}.{info.name}")
+        members = own_functions_and_classes(module)
+        sections.append((module, [(f"{_short(module)}.{name}", value) for name, value in members]))
+    return sections
+
+
+def collect_parts():
+    """`[(heading, intro, sections), ...]`: the public library, then the internal application."""
+    return [
+        (PUBLIC_HEADING, PUBLIC_INTRO, public_sections()),
+        (INTERNAL_HEADING, INTERNAL_INTRO, internal_sections()),
+    ]
 
 
 def _is_documentable(obj):
@@ -324,8 +372,9 @@ def _methods(cls, documented):
     for klass in cls.__mro__:
         if not _is_own(klass):
             continue
+        hidden = INTERNAL_METHODS.get(klass.__module__, ())
         for attr, value in vars(klass).items():
-            if attr.startswith("_") or attr in seen:
+            if attr.startswith("_") or attr in seen or attr in hidden:
                 continue
             func = value.__func__ if isinstance(value, (classmethod, staticmethod)) else value
             doc = func.__doc__ if isinstance(func, property) or inspect.isfunction(func) else None
@@ -347,7 +396,7 @@ def _methods(cls, documented):
 
 def render_entry(qualified, obj, documented):
     name = qualified.split(".")[-1]
-    parts = [f"### `{qualified}`"]
+    parts = [f"#### `{qualified}`"]
     if _is_documentable(obj) and documented.get(id(obj)) != qualified:
         other = documented[id(obj)]
         parts.append(f"The same object as [`{other}`](#{_slug(other)}).")
@@ -358,7 +407,7 @@ def render_entry(qualified, obj, documented):
             methods, inherited = _methods(obj, documented)
             for attr, params, doc in methods:
                 call = attr if params is None else f"{attr}({', '.join(params)})"
-                parts.append(f"#### `{name}.{call}`\n\n{docstring_to_markdown(inspect.cleandoc(doc))}")
+                parts.append(f"##### `{name}.{call}`\n\n{docstring_to_markdown(inspect.cleandoc(doc))}")
             for base, attrs in inherited.items():
                 names = ", ".join(f"`{attr}`" for attr in attrs)
                 parts.append(f"Methods documented under [`{base}`](#{_slug(base)}): {names}.")
@@ -371,20 +420,28 @@ def render_entry(qualified, obj, documented):
 
 def build_reference():
     """The text of docs/api.md."""
-    sections = collect_sections()
+    parts = collect_parts()
     documented = {}  # id(class or function) -> the qualified name it is documented under
-    for _, members in sections:
-        for qualified, obj in members:
-            if _is_documentable(obj):
-                documented.setdefault(id(obj), qualified)
+    for _, _, sections in parts:
+        for _, members in sections:
+            for qualified, obj in members:
+                if _is_documentable(obj):
+                    documented.setdefault(id(obj), qualified)
+    # A short table of contents: the two parts and their modules. Each
+    # module's section starts with an index of its names.
     toc, body = ["## Contents", ""], []
-    for module, members in sections:
-        toc.append(f"- [{module.__name__}](#{_slug(module.__name__)})")
-        body.append(f"## {module.__name__}")
-        body.append(docstring_to_markdown(inspect.getdoc(module)))
-        for qualified, obj in members:
-            toc.append(f"  - [`{qualified}`](#{_slug(qualified)})")
-            body.append(render_entry(qualified, obj, documented))
+    for heading, intro, sections in parts:
+        toc.append(f"- [{heading}](#{_slug(heading)})")
+        body.append(f"## {heading}")
+        body.append(intro)
+        for module, members in sections:
+            toc.append(f"  - [{module.__name__}](#{_slug(module.__name__)})")
+            body.append(f"### {module.__name__}")
+            body.append(docstring_to_markdown(inspect.getdoc(module)))
+            if members:
+                body.append("Names: " + ", ".join(f"[`{q.split('.')[-1]}`](#{_slug(q)})" for q, _ in members) + ".")
+            for qualified, obj in members:
+                body.append(render_entry(qualified, obj, documented))
     text = "\n\n".join([HEADER, "\n".join(toc), *body])
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 

@@ -74,10 +74,52 @@ def test_public_docstring_has_args_and_example(name):
         assert "Args:" in doc, f"the docstring of keras_neural_memory.{name} has no `Args:` section"
 
 
-def test_the_generator_documents_every_public_name():
+def _api_parts():
+    """`(public part, internal part)` of docs/api.md, split at the parts' headings."""
+    generator = _load_generator()
     text = (DOCS / "api.md").read_text(encoding="utf-8")
-    for name in keras_neural_memory.__all__:
-        assert f"### `{name}`" in text, f"docs/api.md has no entry for keras_neural_memory.{name}"
+    public_heading, internal_heading = f"\n## {generator.PUBLIC_HEADING}\n", f"\n## {generator.INTERNAL_HEADING}\n"
+    assert public_heading in text and internal_heading in text, "docs/api.md lacks the headings of its two parts"
+    public_start, internal_start = text.index(public_heading), text.index(internal_heading)
+    assert public_start < internal_start, "the public API must come before the internal part"
+    return text[public_start:internal_start], text[internal_start:]
+
+
+def test_the_generator_documents_every_public_name():
+    import tfds_tasks
+    from keras_neural_memory import experiments, memory
+
+    public, internal = _api_parts()
+    names = [
+        *keras_neural_memory.__all__,
+        *(f"memory.{name}" for name in memory.__all__),
+        *(f"models.{name}" for name in ("build_transducer", "build_hao_model", "transduce", "parameter_table")),
+        *(f"tfds_tasks.{name}" for name in tfds_tasks.__all__),
+    ]
+    for name in names:
+        assert f"#### `{name}`\n" in public, f"the public part of docs/api.md has no entry for {name}"
+    for name in experiments.__all__:
+        assert f"#### `experiments.{name}`\n" in internal, f"the internal part of docs/api.md has no experiments.{name}"
+        assert f"`experiments.{name}`" not in public
+    # The experiment application's modules are all in the internal part, none in the public one.
+    assert "### keras_neural_memory.experiments" not in public
+    assert "### keras_neural_memory.experiments.cli\n" in internal
+
+
+def test_memory_internals_are_not_public():
+    """The methods the cells and the fused scan call on a memory are not public API."""
+    public, _ = _api_parts()
+    for name in ("slot_indices", "filled_slots"):
+        assert name not in public, f"docs/api.md lists the memory internal `{name}` as public API"
+    hidden = _load_generator().INTERNAL_METHODS["keras_neural_memory.memory"]
+    for cls in ("NeuralStack", "NeuralQueue", "NeuralDeque"):
+        for method in hidden:
+            assert f"`{cls}.{method}(" not in public
+        for method in ("initial_state", "step", "strengths", "read_weights"):  # what the README promises
+            assert f"##### `{cls}.{method}(" in public, f"docs/api.md does not document {cls}.{method}"
+    # `memory`'s helper functions, left out of its `__all__`, are not listed either.
+    for helper in ("pop", "push", "read", "read_weights"):
+        assert f"#### `memory.{helper}`" not in public
 
 
 # -------------------------------------------------------------------- links
