@@ -10,7 +10,7 @@
 # so start the same command as often as needed. A run that another process
 # is training is refused (exit status 2), so two processes may share RUN_DIR
 # only on different rows or learning rates. Every finished run is recorded in RESULTS_FILE (default
-# docs/paper_table_results.json, kept under version control, while RUN_DIR
+# docs/results/paper_scale_runs.json, kept under version control, while RUN_DIR
 # and its checkpoints are not): a run recorded there counts as done on any
 # machine, and `neural-memory reproduce ... --results-file RESULTS_FILE
 # --redraw` redraws the table and the convergence plot from it alone.
@@ -45,5 +45,5 @@ for row in "${selected[@]}"; do
   # shellcheck disable=SC2086  # the row's flags are meant to split
   neural-memory reproduce --plan paper ${ROWS[$row]} --learning-rates "${LEARNING_RATES:-5e-3,1e-3}" \
     --seeds "${SEEDS:-0}" --epochs 200 --steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir "$runs" \
-    --results-file "${RESULTS_FILE:-docs/paper_table_results.json}"
+    --results-file "${RESULTS_FILE:-docs/results/paper_scale_runs.json}"
 done

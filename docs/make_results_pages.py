@@ -1,0 +1,401 @@
+"""Writes the results pages under docs/results/ from the recorded results files.
+
+    python docs/make_results_pages.py          # rewrite the pages, draw missing figures
+    python docs/make_results_pages.py --check  # exit 1 if a page is stale or a figure missing
+
+The recorded results files (lists of finished runs, as `neural-memory
+reproduce --results-file` accumulates them) are the one source of every
+figure on the pages:
+
+* `docs/results/paper_scale_runs.json`: the paper's table at the paper's
+  scale (`benchmarks/paper_table.sh`);
+* `docs/results/quick_plan_runs.json` and `docs/results/train_default_runs.json`:
+  the default-scale runs over three seeds (`benchmarks/default_scale_tables.sh`);
+* `docs/results/reversal_sweeps.json`: accuracy against length of the
+  default-scale reversal runs (`benchmarks/default_scale_tables.sh`).
+
+What it writes:
+
+* one page per task of Grefenstette et al. 2015, `docs/results/<task>.md`:
+  every run of the grid, the selected rows beside the paper's, the
+  commands that reproduce them and the figures. Text written by hand below
+  `HAND_WRITTEN` on a page is kept as it is;
+* the blocks between `<!-- begin generated: NAME -->` and `<!-- end
+  generated: NAME -->` in README.md and docs/results.md (the results
+  matrix and the tables);
+* the convergence figure of every run, and the figures drawn from the
+  sweeps, under `docs/results/figures/<scale>/<task>/`, when missing. The
+  accuracy-against-length figure of a paper-scale run needs its trained
+  model, so `neural-memory evaluate --sweep --plot` draws it; a page shows
+  it where it exists.
+
+`tests/docs/test_results_pages.py` runs `--check`.
+"""
+
+import argparse
+import difflib
+import json
+import math
+import os
+import pathlib
+import re
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "docs" / "results"
+FIGURES = RESULTS / "figures"
+PAPER_RUNS = RESULTS / "paper_scale_runs.json"
+QUICK_RUNS = RESULTS / "quick_plan_runs.json"
+TRAIN_RUNS = RESULTS / "train_default_runs.json"
+SWEEPS = RESULTS / "reversal_sweeps.json"
+HAND_WRITTEN = "<!-- Written by hand below this line; docs/make_results_pages.py keeps it. -->"
+
+# (title, paper section, what the target is) of each task of Grefenstette et al. 2015.
+TASKS = {
+    "sequence_copy": ("Sequence copying", "§4.1", "the source itself"),
+    "sequence_reversal": ("Sequence reversal", "§4.1", "the source reversed"),
+    "bigram_flip": ("Bigram flipping", "§4.1", "the source with each pair of neighbours swapped"),
+    "itg_svo_sov": ("SVO to SOV", "§4.2", "the sentence's verbs moved after their objects (an ITG)"),
+    "itg_gender_conjugation": ("Gender conjugation", "§4.2", "the sentence translated with gendered articles (an ITG)"),
+}
+MODEL_NAMES = {"stack": "Stack-LSTM", "queue": "Queue-LSTM", "deque": "DeQue-LSTM",
+               "lstm1": "1-layer LSTM", "lstm2": "2-layer LSTM", "lstm4": "4-layer LSTM", "lstm8": "8-layer LSTM"}  # fmt: skip
+MODEL_ORDER = tuple(MODEL_NAMES)
+PAPER_FLAGS = "--epochs 200 --steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir runs/paper-table"
+
+
+# ------------------------------------------------------------------ runs
+
+
+def read_runs(path):
+    from keras_neural_memory.experiments import reproduce
+
+    return reproduce.read_results(path)
+
+
+def _ordered(runs):
+    return sorted(runs, key=lambda r: (MODEL_ORDER.index(r["plan_model"]), -r["learning_rate"], r["seed"]))
+
+
+def _of_task(runs, task):
+    return _ordered([run for run in runs if run["task"] == task])
+
+
+def _devices(run):
+    """Where a run trained, from its segments: e.g. 'NVIDIA H100 80GB HBM3; CPU (x86_64, 2 cores)'."""
+    names = [segment["device"].split(" x ", 1)[-1] for segment in run.get("segments", [])]
+    return "; ".join(dict.fromkeys(names)) or "not recorded"
+
+
+def _span(values):
+    low, high = min(values), max(values)
+    return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}"
+
+
+def _seeds(runs):
+    return ", ".join(str(seed) for seed in sorted({run["seed"] for run in runs}))
+
+
+def _figure(scale, task, run, kind):
+    return FIGURES / scale / task / f"{run['plan_model']}_lr{run['learning_rate']:g}_seed{run['seed']}_{kind}.png"
+
+
+def _link(path, page_dir=RESULTS):
+    return os.path.relpath(path, page_dir).replace(os.sep, "/")
+
+
+# ---------------------------------------------------------------- tables
+
+
+def paper_table(runs, tasks=tuple(TASKS)):
+    """The selected row of every (task, model), grouped by task and then by model (paper §4.4)."""
+    from keras_neural_memory.experiments import reproduce
+
+    ordered = [run for task in tasks for run in _of_task(runs, task)]
+    lines = reproduce.markdown_table(ordered).splitlines()
+    header, rows = lines[:2], lines[2:]
+    # `select` keeps the order in which each (task, model) first appears.
+    return "\n".join(header + rows)
+
+
+def matrix(runs, page_dir=ROOT):
+    """Test coarse accuracy, task by model, with the paper's figure beside each cell."""
+    from keras_neural_memory.experiments import reproduce
+
+    selected = {(run["task"], run["plan_model"]): run for run in reproduce.select(runs)}
+    lines = ["| task | Stack-LSTM | Queue-LSTM | DeQue-LSTM | deep LSTM |", "|---|---|---|---|---|"]
+    for task, (title, _, _) in TASKS.items():
+        cells = []
+        for model in ("stack", "queue", "deque"):
+            run = selected.get((task, model))
+            paper = reproduce.PAPER_TEST[task][model][0]
+            cells.append(f"{run['test_accuracy']['coarse']:.2f} ({paper:.2f})" if run else f"– ({paper:.2f})")
+        lstms = [run for (t, model), run in selected.items() if t == task and model.startswith("lstm")]
+        coarse, _, layers = reproduce.PAPER_TEST[task]["lstm"]
+        if lstms:
+            best = min(lstms, key=reproduce._selection_key)
+            cells.append(f"{best['test_accuracy']['coarse']:.2f} ({coarse:.2f})")
+        else:
+            cells.append(f"– ({coarse:.2f})")
+        link = _link(RESULTS / f"{task}.md", page_dir)
+        lines.append(f"| [{title}]({link}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def train_claim(runs):
+    """One sentence: the test coarse accuracy of the main job's runs, against the LSTM's."""
+    by_model = {}
+    for run in runs:
+        if run["task"] == "sequence_reversal":
+            by_model.setdefault(run["plan_model"], []).append(run)
+    if "stack" not in by_model:
+        return "(not measured yet: run `benchmarks/default_scale_tables.sh`)."
+    stack, lstm = by_model["stack"], by_model.get("lstm2", [])
+    test = lambda group: _span([r["test_accuracy"]["coarse"] for r in group])  # noqa: E731
+    train = lambda group: _span([r["train_accuracy"]["coarse"] for r in group])  # noqa: E731
+    sentence = f"{test(stack)} at lengths 17-32 ({train(stack)} at 8-16)"
+    if lstm:
+        sentence += f", where the 2-layer LSTM reaches {test(lstm)} ({train(lstm)} at 8-16)"
+    return sentence + " ([all runs](docs/results/sequence_reversal.md#the-default-scale-neural-memory-train))."
+
+
+def grid_table(runs, task, page_dir=RESULTS):
+    """Every run of a task at the paper's scale."""
+    lines = [
+        "| model | lr | seed | batches | converged | train perplexity | train coarse / fine | test coarse / fine "
+        "| trained on | figures |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    from keras_neural_memory.experiments import reproduce
+
+    for run in _of_task(runs, task):
+        figures = [f"[{kind}]({_link(_figure('paper', task, run, kind), page_dir)})"
+                   for kind in ("convergence", "lengths") if _figure("paper", task, run, kind).exists()]  # fmt: skip
+        train, test = run["train_accuracy"], run["test_accuracy"]
+        perplexity = "diverged" if run.get("diverged") else f"{math.exp(run['history']['loss'][-1]):.3f}"
+        lines.append(
+            f"| {run['plan_model']} | {run['learning_rate']:g} | {run['seed']} | {run['batches']:,} "
+            f"| {'yes' if reproduce._converged(run) else 'no'} | {perplexity} "
+            f"| {train['coarse']:.2f} / {train['fine']:.2f} | {test['coarse']:.2f} / {test['fine']:.2f} "
+            f"| {_devices(run)} | {', '.join(figures)} |"
+        )
+    return "\n".join(lines)
+
+
+def seeds_table(runs, task=None):
+    """Default-scale runs over seeds: each accuracy as the range over seeds."""
+    from keras_neural_memory.experiments import reproduce
+
+    lines = [
+        "| task | model | params | batches | seeds | train coarse | test coarse | test fine | paper test coarse / fine |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    groups = {}
+    for run in _ordered(runs):
+        if task in (None, run["task"]):
+            groups.setdefault((run["task"], run["plan_model"]), []).append(run)
+    for (task_name, model), group in sorted(groups.items(), key=lambda item: list(TASKS).index(item[0][0])):
+        lines.append(
+            f"| {task_name} | {model} | {group[0]['parameters']:,} | {group[0]['batches']:,} | {_seeds(group)} "
+            f"| {_span([r['train_accuracy']['coarse'] for r in group])} "
+            f"| {_span([r['test_accuracy']['coarse'] for r in group])} "
+            f"| {_span([r['test_accuracy']['fine'] for r in group])} | {reproduce.paper_cell(task_name, model)} |"
+        )
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- figures
+
+
+def draw_convergence(runs, path, title):
+    """Training coarse accuracy against batches of `runs`, one line each."""
+    from keras_neural_memory import viz
+
+    label = lambda r: f"{r['plan_model']}, lr {r['learning_rate']:g}, seed {r['seed']}"  # noqa: E731
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure = viz.plot_convergence(
+        {label(r): r["history"] for r in runs},
+        metric="coarse_accuracy",
+        steps_per_epoch={label(r): r["steps_per_epoch"] for r in runs},
+        title=title,
+    )
+    figure.savefig(path, dpi=100)
+
+
+def draw_sweeps(sweeps, path):
+    """The pitch figure: coarse accuracy against length, Stack-LSTM against LSTM, every seed."""
+    from keras_neural_memory import viz
+
+    results = {f"{MODEL_NAMES[s['plan_model']]}, seed {s['seed']}": s["sweep"] for s in sweeps}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure = viz.plot_length_generalisation(
+        results, train_range=tuple(sweeps[0]["train_lengths"]), metric="coarse",
+        title="sequence reversal: trained on lengths 8-16",
+    )  # fmt: skip
+    for line, sweep in zip(figure.axes[0].get_lines(), sweeps):
+        line.set_color("C0" if sweep["plan_model"] == "stack" else "C3")
+    figure.axes[0].legend(fontsize="small")
+    figure.savefig(path, dpi=100)
+
+
+def figures_to_draw(paper, quick, sweeps):
+    """(path, draw) of every figure the pages show that this script draws."""
+    jobs = []
+    for run in paper:
+        path = _figure("paper", run["task"], run, "convergence")
+        jobs.append((path, lambda r=run, p=path: draw_convergence([r], p, f"{r['task']} ({r['plan_model']})")))
+    for task in TASKS:
+        runs = _of_task(quick, task)
+        if runs:
+            path = FIGURES / "default" / task / "quick_plan_convergence.png"
+            jobs.append((path, lambda r=runs, p=path, t=task: draw_convergence(r, p, f"{t}, quick plan")))
+    if sweeps:
+        path = FIGURES / "default" / "sequence_reversal" / "stack_lstm2_lengths.png"
+        jobs.append((path, lambda p=path: draw_sweeps(sweeps, p)))
+    return jobs
+
+
+# ------------------------------------------------------------------ pages
+
+
+def _bash(lines):
+    return "```bash\n" + "\n".join(lines) + "\n```"
+
+
+def paper_commands(runs, task):
+    commands = []
+    for model in dict.fromkeys(run["plan_model"] for run in _of_task(runs, task)):
+        group = [run for run in runs if run["task"] == task and run["plan_model"] == model]
+        rates = ",".join(f"{rate:g}" for rate in sorted({r["learning_rate"] for r in group}, reverse=True))
+        commands.append(
+            f"KERAS_BACKEND=jax neural-memory reproduce --plan paper --tasks {task} --models {model} "
+            f"--learning-rates {rates} --seeds {_seeds(group).replace(', ', ',')} {PAPER_FLAGS} "
+            f"--results-file {_link(PAPER_RUNS, ROOT)}"
+        )
+    return commands
+
+
+def task_page(task, paper, quick, train):
+    title, section, target = TASKS[task]
+    runs = _of_task(paper, task)
+    parts = [
+        f"# {title}",
+        f"Grefenstette et al. 2015, {section}: the target is {target}. Accuracy is coarse (the share of "
+        "target strings right in every symbol) and fine (the share of target symbols right); "
+        "the protocol is in [the results overview](../results.md#protocol). This page is written by "
+        "`python docs/make_results_pages.py` from the recorded runs, apart from its last section.",
+        "## The paper's scale",
+        "Training lengths 8-64, test lengths 65-128, 128 symbols, hidden size 256; each run trains to convergence "
+        "or for at most 50,000 batches, and each row is the run of lowest training perplexity.",
+        paper_table(runs, (task,)),
+        "Every run, with the device it trained on:",
+        grid_table(runs, task),
+        "The commands that train and record these runs (each resumes where it stopped):",
+        _bash(paper_commands(runs, task)),
+    ]
+    from keras_neural_memory.experiments import reproduce
+
+    for run in reproduce.select(runs):
+        shown = [path for path in (_figure("paper", task, run, "convergence"), _figure("paper", task, run, "lengths"))
+                 if path.exists()]  # fmt: skip
+        if shown:
+            name = f"{MODEL_NAMES[run['plan_model']]}, lr {run['learning_rate']:g}, seed {run['seed']}"
+            parts.append(f"**{name}** (selected): training accuracy against batches"
+                         + (" and accuracy against length." if len(shown) > 1 else "."))
+            parts.append(" ".join(f"![{name}]({_link(path)})" for path in shown))
+    quick_runs = _of_task(quick, task)
+    if quick_runs:
+        parts += [
+            "## The default scale: the quick plan",
+            "Training lengths 8-16, test lengths 17-32, 32 symbols, hidden size 64, 1,500 batches per run; each "
+            "cell is the range over the seeds. The paper's column is at its own scale, so it shows the pattern "
+            "to expect, not the digits.",
+            _bash([f"neural-memory reproduce --plan quick --tasks {task} --seeds 0,1,2 "
+                   f"--results-file {_link(QUICK_RUNS, ROOT)}"]),
+            seeds_table(quick_runs),
+        ]
+        convergence = FIGURES / "default" / task / "quick_plan_convergence.png"
+        if convergence.exists():
+            parts.append(f"![{title}, quick plan, training accuracy against batches]({_link(convergence)})")
+    train_runs = _of_task(train, task)
+    if train_runs:
+        parts += [
+            "## The default scale: `neural-memory train`",
+            "The default run of `neural-memory train` (3,000 batches), for three seeds (`--seed 0`, `1`, `2`):",
+            _bash([f"neural-memory train --task {task} --memory stack --seed 0",
+                   f"neural-memory train --task {task} --memory lstm --seed 0"]),
+            seeds_table(train_runs),
+        ]
+        pitch = FIGURES / "default" / task / "stack_lstm2_lengths.png"
+        if pitch.exists():
+            parts.append(f"![Stack-LSTM against LSTM, coarse accuracy against length]({_link(pitch)})")
+    return "\n\n".join(parts) + "\n"
+
+
+def _with_hand_written(generated, existing):
+    kept = existing.split(HAND_WRITTEN, 1)[1] if existing and HAND_WRITTEN in existing else "\n"
+    return generated + "\n" + HAND_WRITTEN + kept
+
+
+def _fill(text, name, content, source):
+    begin, end = f"<!-- begin generated: {name} -->", f"<!-- end generated: {name} -->"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"{source} has no block {begin} ... {end}")
+    return pattern.sub(lambda _: f"{begin}\n{content}\n{end}", text)
+
+
+def expected_files():
+    """{path: text} of every page and block this script writes."""
+    paper, quick, train = read_runs(PAPER_RUNS), read_runs(QUICK_RUNS), read_runs(TRAIN_RUNS)
+    pages = {}
+    for task in TASKS:
+        path = RESULTS / f"{task}.md"
+        existing = path.read_text(encoding="utf-8") if path.exists() else ""
+        pages[path] = _with_hand_written(task_page(task, paper, quick, train), existing)
+    readme = ROOT / "README.md"
+    text = _fill(readme.read_text(encoding="utf-8"), "matrix", matrix(paper), "README.md")
+    pages[readme] = _fill(text, "train-claim", train_claim(train), "README.md")
+    overview = ROOT / "docs" / "results.md"
+    text = overview.read_text(encoding="utf-8")
+    text = _fill(text, "paper-table", paper_table(paper), "docs/results.md")
+    text = _fill(text, "quick-table", seeds_table(quick), "docs/results.md")
+    text = _fill(text, "train-table", seeds_table(train), "docs/results.md")
+    pages[overview] = text
+    return pages
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a page is stale or a figure is missing")
+    parser.add_argument("--redraw", action="store_true", help="draw every figure again, not only the missing ones")
+    args = parser.parse_args(argv)
+    pages = expected_files()
+    sweeps = json.loads(SWEEPS.read_text()) if SWEEPS.exists() else []
+    jobs = figures_to_draw(read_runs(PAPER_RUNS), read_runs(QUICK_RUNS), sweeps)
+    if args.check:
+        stale = [path for path, text in pages.items() if not path.exists() or path.read_text(encoding="utf-8") != text]
+        missing = [path for path, _ in jobs if not path.exists()]
+        for path in stale:
+            old = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+            diff = difflib.unified_diff(old, pages[path].splitlines(), f"{path} (committed)", f"{path} (generated)", lineterm="")
+            print("\n".join(list(diff)[:40]))
+        for path in missing:
+            print(f"missing figure: {path.relative_to(ROOT)}")
+        if stale or missing:
+            print("stale results pages: run `python docs/make_results_pages.py`", file=sys.stderr)
+            return 1
+        return 0
+    for path, draw in jobs:
+        if args.redraw or not path.exists():
+            draw()
+    pages = expected_files()  # again: the pages link the figures that exist
+    for path, text in pages.items():
+        path.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
