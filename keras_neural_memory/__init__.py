@@ -25,7 +25,7 @@ from keras_neural_memory.stack_cell import StackCell
 from keras_neural_memory.trace import trace_memory
 from keras_neural_memory.viz import plot_convergence, plot_length_generalisation, plot_memory_trace
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "BufferedStackRNN",
