@@ -297,11 +297,16 @@ class BufferedStackRNN(keras.layers.Layer):
     Example:
 
     ```python
+    import keras
+    import numpy as np
+    from keras_neural_memory import BufferedStackRNN, LinearController
+
     inputs = keras.Input((None,), dtype="int32")
     x = keras.layers.Embedding(4, 3, mask_zero=True)(inputs)  # or one-hot
     logits = BufferedStackRNN(LinearController(), output_size=4, memory_width=2)(x)
     model = keras.Model(inputs, logits)
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    print(model(np.array([[1, 2, 3], [3, 1, 0]])).shape)  # (2, 3, 4)
     ```
     """
 

@@ -31,9 +31,13 @@ class LinearController(keras.layers.Layer):
     Example:
 
     ```python
+    import numpy as np
+    from keras_neural_memory import LinearController, MemoryRNN, StackCell
+
     cell = StackCell(LinearController(), output_size=3, memory_width=2,
                      output_activation=None, value_activation="sigmoid")
     layer = MemoryRNN(cell, return_sequences=True)
+    print(layer(np.zeros((2, 5, 4), "float32")).shape)  # (2, 5, 3)
     ```
     """
 

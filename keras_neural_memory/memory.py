@@ -51,6 +51,13 @@ Attributes:
     values: `(batch, slots, width)` the value matrix `V_t`.
     strengths: `(batch, slots)` the strength vector `s_t`, bottom slot first.
     written: `(batch, capacity)` 1.0 for every step already taken, else 0.0.
+
+Example:
+
+>>> stack = NeuralStack(width=4, capacity=3)
+>>> state = stack.initial_state(batch_size=2)
+>>> [tuple(part.shape) for part in state]  # values, strengths, written
+[(2, 3, 4), (2, 3), (2, 3)]
 """
 
 

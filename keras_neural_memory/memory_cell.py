@@ -136,9 +136,12 @@ class MemoryCell(keras.layers.Layer):
     Example:
 
     ```python
+    import keras
+    from keras_neural_memory import MemoryCell, StackCell
+
     cell = StackCell(keras.layers.LSTMCell(32), memory_width=8)
-    isinstance(cell, MemoryCell)  # True, as for QueueCell and DequeCell
-    cell.state_size_for(100)
+    print(isinstance(cell, MemoryCell))  # True, as for QueueCell and DequeCell
+    print(cell.state_size_for(100))
     # [32, 32, 32, 8, 800, 100, 100]: o_{t-1}, the LSTM's h and c, r_{t-1},
     # V (100 slots * 8), s (100 slots), `written` (100 steps)
     ```

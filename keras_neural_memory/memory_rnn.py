@@ -54,9 +54,14 @@ class MemoryRNN(keras.layers.RNN):
     Example:
 
     ```python
-    layer = MemoryRNN(StackCell(keras.layers.LSTMCell(64)), return_sequences=True)
-    short = layer(np.zeros((2, 64, 8), "float32"))      # (2, 64, 64)
-    long = layer(np.zeros((2, 10_000, 8), "float32"))  # same weights, no rebuild
+    import keras
+    import numpy as np
+    from keras_neural_memory import MemoryRNN, StackCell
+
+    layer = MemoryRNN(StackCell(keras.layers.LSTMCell(16)), return_sequences=True)
+    short = layer(np.zeros((2, 8, 4), "float32"))
+    long = layer(np.zeros((2, 100, 4), "float32"))  # same weights, no rebuild
+    print(short.shape, long.shape)  # (2, 8, 16) (2, 100, 16)
     ```
     """
 

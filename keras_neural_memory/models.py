@@ -78,10 +78,15 @@ def build_transducer(
     Example:
 
     ```python
-    model = build_transducer(128, 128, memory="deque", hidden_size=256)
+    import keras
+    from keras_neural_memory import CoarseAccuracy, FineAccuracy
+    from keras_neural_memory.models import build_transducer
+
+    model = build_transducer(8, 8, memory="deque", hidden_size=16, memory_width=8)
     model.compile(keras.optimizers.RMSprop(1e-3, clipnorm=1.0),
                   keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                   weighted_metrics=[CoarseAccuracy(), FineAccuracy()])
+    print(model.output_shape)  # (None, None, 10): 2 + T output ids
     ```
     """
     check_choice("memory", memory, MEMORY_KINDS)
@@ -160,7 +165,11 @@ def build_hao_model(
     Example:
 
     ```python
+    import numpy as np
+    from keras_neural_memory.models import build_hao_model
+
     model = build_hao_model(2, 2, controller="linear", memory_width=6)
+    print(model(np.array([[1, 2, 1, 0]])).shape)  # (1, 4, 3): 1 + T output ids
     ```
     """
     check_choice("controller", controller, CONTROLLERS)
@@ -255,8 +264,11 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
     Example:
 
     ```python
-    transduce(model, [[5, 9, 2]], source_vocab_size=128, target_vocab_size=128)
-    # [[2, 9, 5]] for a model trained on sequence reversal
+    from keras_neural_memory.models import build_transducer, transduce
+
+    model = build_transducer(8, 8, hidden_size=16, memory_width=8)  # then train it
+    print(transduce(model, [[5, 1, 2]], source_vocab_size=8, target_vocab_size=8))
+    # [[2, 1, 5]] for a model trained on sequence reversal
     ```
     """
     from tfds_tasks import joint
@@ -318,6 +330,20 @@ def parameter_table(models):
 
     Returns:
         A markdown table string.
+
+    Example:
+
+    ```python
+    from keras_neural_memory.models import build_transducer, parameter_table
+
+    stack = build_transducer(8, 8, memory="stack", hidden_size=16, memory_width=8)
+    lstm = build_transducer(8, 8, memory="lstm", hidden_size=16)
+    print(parameter_table([stack, lstm]))
+    # | model | trainable parameters |
+    # |---|---|
+    # | stack_lstm_16 | 7,524 |
+    # | lstm2_16 | 8,682 |
+    ```
     """
     rows = ["| model | trainable parameters |", "|---|---|"]
     for model in models:

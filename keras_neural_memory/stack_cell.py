@@ -19,14 +19,19 @@ class StackCell(MemoryCell):
     Example:
 
     ```python
+    import keras
+    import numpy as np
+    from keras_neural_memory import StackCell
+
     inputs = keras.Input((None,), dtype="int32")
-    x = keras.layers.Embedding(130, 64, mask_zero=True)(inputs)
-    x = keras.layers.RNN(StackCell(keras.layers.LSTMCell(256)), return_sequences=True)(x)
+    x = keras.layers.Embedding(10, 8, mask_zero=True)(inputs)
+    x = keras.layers.RNN(StackCell(keras.layers.LSTMCell(16)), return_sequences=True)(x)
     # or, with memory sized from each input's length:
-    # x = keras_neural_memory.MemoryRNN(StackCell(keras.layers.LSTMCell(256)),
+    # x = keras_neural_memory.MemoryRNN(StackCell(keras.layers.LSTMCell(16)),
     #                                   return_sequences=True)(x)
-    logits = keras.layers.Dense(130)(x)
+    logits = keras.layers.Dense(10)(x)
     model = keras.Model(inputs, logits)
+    print(model(np.array([[1, 2, 3, 0], [4, 5, 0, 0]])).shape)  # (2, 4, 10)
     ```
     """
 

@@ -59,10 +59,16 @@ def trace_memory(layer, inputs, mask=None, capacity=None, output_length=None):
     Example:
 
     ```python
-    layer = MemoryRNN(StackCell(keras.layers.LSTMCell(32)), return_sequences=True)
+    import keras
+    import numpy as np
+    from keras_neural_memory import MemoryRNN, StackCell, trace_memory
+
+    x = np.random.default_rng(0).normal(size=(2, 5, 3)).astype("float32")
+    layer = MemoryRNN(StackCell(keras.layers.LSTMCell(8)), return_sequences=True)
     layer(x)  # build
     trace = trace_memory(layer, x)
-    plt.imshow(trace["strengths"][0].T, origin="lower")
+    print(trace["strengths"].shape)  # (2, 5, 5): batch, time, slots
+    # plot_memory_trace(layer, x) draws it; or plt.imshow(trace["strengths"][0].T)
     ```
     """
     if isinstance(layer, BufferedStackRNN):

@@ -267,10 +267,16 @@ def plot_memory_trace(
     Example:
 
     ```python
-    model = build_transducer(8, 8, memory="stack", hidden_size=64, memory_width=32)
-    model.fit(...)
-    ids = tfds_tasks.make_joint_sequence(source, target)["inputs"]
-    plot_memory_trace(model, ids, save_to="stack_trace.png")
+    import tfds_tasks
+    from keras_neural_memory import plot_memory_trace
+    from keras_neural_memory.models import build_transducer
+
+    model = build_transducer(8, 8, memory="stack", hidden_size=16, memory_width=8)
+    # model.fit(...) first: an untrained model's memory does nothing in particular
+    ids = tfds_tasks.make_joint_sequence([1, 2, 3], [3, 2, 1], 8, 8)["inputs"]
+    figure = plot_memory_trace(model, ids, save_to="stack_trace.png")
+    print([axis.get_label() for axis in figure.axes])
+    # ['symbols', 'controls', 'strengths', 'read_weights', 'colorbar']
     ```
     """
     layer, whole_model = _find_memory_layer(model)
@@ -483,10 +489,15 @@ def plot_length_generalisation(results, *, train_range=None, metric="coarse", sa
     Example:
 
     ```python
-    report = json.load(open("stack_sweep.json"))  # evaluate --sweep --output
-    plot_length_generalisation(
-        {"Stack-LSTM": report["sweep"], "LSTM": {17: 0.1, 24: 0.0, 32: 0.0}},
+    from keras_neural_memory import plot_length_generalisation
+
+    # A sweep of `neural-memory evaluate --sweep` (or its `--output` report):
+    stack_sweep = [{"length": 17, "coarse": 1.0, "fine": 1.0},
+                   {"length": 32, "coarse": 0.8, "fine": 0.95}]
+    figure = plot_length_generalisation(
+        {"Stack-LSTM": stack_sweep, "LSTM": {17: 0.1, 24: 0.0, 32: 0.0}},
         train_range=(8, 16), save_to="lengths.png")
+    print([line.get_label() for line in figure.axes[0].lines])  # ['Stack-LSTM', 'LSTM']
     ```
     """
     if not isinstance(results, Mapping):
@@ -597,10 +608,15 @@ def plot_convergence(histories, *, metric="coarse_accuracy", steps_per_epoch=Non
     Example:
 
     ```python
-    stack = model.fit(data, epochs=15, steps_per_epoch=100)
-    lstm = baseline.fit(data, epochs=15, steps_per_epoch=100)
-    plot_convergence({"stack": stack, "lstm2": lstm}, steps_per_epoch=100,
-                     save_to="convergence.png")
+    from keras_neural_memory import plot_convergence
+
+    # What `fit` returns, e.g. stack = model.fit(data, epochs=3, steps_per_epoch=100),
+    # or its `.history` dict:
+    stack = {"coarse_accuracy": [0.2, 0.7, 1.0]}
+    lstm = {"coarse_accuracy": [0.1, 0.2, 0.3]}
+    figure = plot_convergence({"stack": stack, "lstm2": lstm}, steps_per_epoch=100,
+                              save_to="convergence.png")
+    print(len(figure.axes[0].lines))  # 2: the stack solid, the LSTM dashed
     ```
     """
     if not isinstance(histories, Mapping):
