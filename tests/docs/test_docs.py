@@ -1,12 +1,15 @@
 """The documentation stays true to the code.
 
-* `docs/api.md` is what `docs/make_api_reference.py` generates now;
+* `docs/api.md` is what `docs/make_api_reference.py` generates now: the
+  public library first, then the experiment application's internals, and
+  the memories' internal methods in neither;
 * every public class and function of `keras_neural_memory` documents its
-  arguments (`Args:`) and shows an `Example:`;
+  arguments (`Args:`) and shows an `Example:` with code;
 * relative links in README.md and docs/*.md point to files (and headings)
   that exist;
-* the code in docs/how_it_works.md and the README example runs, and so
-  does every `>>>` example in `keras_neural_memory`;
+* the code in docs/how_it_works.md and the README example runs, and so do
+  the `Example:` of every public class and function (its ```python blocks
+  and `>>>` lines) and every `>>>` example in `keras_neural_memory`;
 * CITATION.cff is valid YAML and carries the package's version, and the
   installed distribution has that version (setup.py reads it from the
   package) and the LICENSE file.
@@ -230,13 +233,109 @@ def _package_modules():
     return sorted(info.name for info in pkgutil.walk_packages(keras_neural_memory.__path__, "keras_neural_memory."))
 
 
-@pytest.mark.parametrize("module", _package_modules())
+def _modules_with_doctests():
+    """The modules of `keras_neural_memory` with at least one `>>>` example."""
+    import doctest
+
+    finder = doctest.DocTestFinder()
+    return [
+        name for name in _package_modules() if any(test.examples for test in finder.find(importlib.import_module(name)))
+    ]
+
+
+@pytest.mark.parametrize("module", _modules_with_doctests())
 def test_docstring_examples_run(module):
-    """Every `>>>` example in `keras_neural_memory` runs and prints what it shows."""
+    """Every `>>>` example in `keras_neural_memory` runs and prints what it shows.
+
+    Only the modules that have `>>>` examples are listed, so that none
+    passes with nothing run; it also covers the `>>>` examples of private
+    helpers and methods. The `Example:` of every public class and function,
+    fenced or `>>>`, runs in `test_public_example_runs`, one test per object.
+    """
     import doctest
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
     assert result.failed == 0
+
+
+# The `Example:` sections of the public API. A fenced ```python block is a
+# script: it runs with `exec` in a fresh, empty namespace, so it imports
+# what it uses and can be copied as it is. `>>>` examples run with
+# `doctest`, whose namespace is the defining module's globals, and must
+# print what they show.
+
+
+def _public_objects():
+    """`{qualified name: object}` for the classes and functions of docs/api.md's public part."""
+    found, seen = {}, set()
+    for _, members in _load_generator().public_sections():
+        for qualified, obj in members:
+            if (inspect.isclass(obj) or inspect.isfunction(obj)) and id(obj) not in seen:
+                seen.add(id(obj))
+                found[qualified] = obj
+    return found
+
+
+PUBLIC_OBJECTS = _public_objects()
+# The library's own (`tfds_tasks`' objects run their examples when they have one).
+LIBRARY_OBJECTS = [name for name, obj in PUBLIC_OBJECTS.items() if obj.__module__.startswith("keras_neural_memory")]
+
+
+def _example_section(obj):
+    """The text of the `Example:` (or `Examples:`) section of `obj`'s own docstring, or None."""
+    section_re = _load_generator().SECTION_RE
+    lines = inspect.cleandoc(obj.__doc__ or "").splitlines()
+    starts = [i for i, line in enumerate(lines) if section_re.match(line) and line.startswith("Example")]
+    if not starts:
+        return None
+    end = next((j for j in range(starts[0] + 1, len(lines)) if section_re.match(lines[j])), len(lines))
+    return "\n".join(lines[starts[0] + 1 : end])
+
+
+def _example_code(obj):
+    """`(python blocks, doctest)` of `obj`'s `Example:` section; the doctest is None without `>>>` lines."""
+    import doctest
+    import textwrap
+
+    section = textwrap.dedent(_example_section(obj) or "")
+    blocks = [block for block in re.findall(r"^```python\n(.*?)^```", section, re.S | re.M) if block.strip()]
+    module = inspect.getmodule(obj)
+    test = doctest.DocTestParser().get_doctest(
+        re.sub(r"^```.*?^```", "", section, flags=re.S | re.M), dict(vars(module)), obj.__qualname__, module.__file__, 0
+    )
+    return blocks, (test if test.examples else None)
+
+
+@pytest.mark.parametrize("name", LIBRARY_OBJECTS)
+def test_public_object_has_a_runnable_example(name):
+    """Every public class and function of the library shows code that runs, not just a heading."""
+    obj = PUBLIC_OBJECTS[name]
+    assert _example_section(obj) is not None, f"the docstring of {name} has no `Example:` section"
+    blocks, doctest_ = _example_code(obj)
+    assert blocks or doctest_, f"the `Example:` of {name} has no code (a ```python block or `>>>` lines)"
+
+
+@pytest.mark.parametrize("name", [name for name, obj in PUBLIC_OBJECTS.items() if _example_section(obj) is not None])
+def test_public_example_runs(name, tmp_path, monkeypatch):
+    """The `Example:` of each public class and function runs: its python blocks, then its `>>>` lines."""
+    import doctest
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)  # the figures examples save go there
+    blocks, doctest_ = _example_code(PUBLIC_OBJECTS[name])
+    for number, block in enumerate(blocks, 1):
+        try:
+            exec(compile(block, f"<the Example of {name}, block {number}>", "exec"), {"__name__": "__example__"})
+        except Exception as error:
+            raise AssertionError(f"the Example of {name} (block {number}) fails: {error!r}\n{block}") from error
+    if doctest_ is not None:
+        output = io.StringIO()
+        result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(doctest_, out=output.write)
+        assert result.failed == 0, f"the Example of {name} fails:\n{output.getvalue()}"
 
 
 def test_memory_cells_share_one_argument_section():
