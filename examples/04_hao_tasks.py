@@ -36,7 +36,7 @@
 # Each part trains the networks, measures per-symbol accuracy on the longer
 # test strings, and plots a memory trace of a trained network.
 #
-# The protocol is that of `benchmarks/reproduce_hao.py` (`docs/results_hao.md`
+# The protocol is that of `benchmarks/reproduce_hao.py` (`docs/results/hao.md`
 # has its full Table 1 with 10 trials per condition): the data of
 # `tfds_tasks` (800 training pairs, 100 development pairs, 1000 longer test
 # strings), Adam with learning rate 0.01, batch 10, early stopping when 5
@@ -47,7 +47,7 @@
 # network for one epoch, to check that everything runs; its numbers mean
 # nothing. `default` (the stored outputs) trains up to 15 epochs, and
 # several seeds of the networks whose training is known to depend on the
-# seed (`docs/results_hao.md`).
+# seed (`docs/results/hao.md`).
 
 # %%
 # Before Keras is imported: JAX when it is installed (many small models compile faster
@@ -167,7 +167,7 @@ plot_memory_trace(linear_stack, pick(reversal, "validation", 10, 12), input_labe
 # enqueue to the output. The unbuffered linear network (one step per bit,
 # read and write every step) is trained beside it, with the same seeds.
 # Hao et al. report that the buffered linear network learns XOR in most of
-# their trials; here (`docs/results_hao.md`) it did in some trials, not in
+# their trials; here (`docs/results/hao.md`) it did in some trials, not in
 # most, so this part trains several seeds and shows all of them.
 
 # %%
@@ -227,7 +227,7 @@ plot_memory_trace(best, pick(xor, "validation", 12, 12), input_labels=inputs, ou
 # is the one matching the innermost open bracket, i.e. the top of a stack
 # of the open brackets. Four networks: linear and LSTM controllers (LSTM
 # state 10), each with and without a stack. Whether the linear network
-# learns to use its stack depends on the seed (`docs/results_hao.md`), so it
+# learns to use its stack depends on the seed (`docs/results/hao.md`), so it
 # is trained with several seeds; the others with seed 0.
 
 # %%
@@ -266,4 +266,4 @@ plot_memory_trace(networks["linear + stack", best_seed], pick(parentheses, "vali
 # accuracy in the table is that of such a solution, between the linear
 # network without a stack and the LSTMs. `BufferedStackRNN`'s
 # `strength_regularization` penalises partial strengths;
-# `docs/results_hao.md` measures it (on the LSTM controller).
+# `docs/results/hao.md` measures it (on the LSTM controller).
