@@ -5,7 +5,7 @@
   the memories' internal methods in neither;
 * every public class and function of `keras_neural_memory` documents its
   arguments (`Args:`) and shows an `Example:` with code;
-* relative links in README.md and docs/*.md point to files (and headings)
+* relative links in the READMEs and every page under docs/ point to files (and headings)
   that exist;
 * the code in docs/how_it_works.md and the README example runs, and so do
   the `Example:` of every public class and function (its ```python blocks
@@ -133,7 +133,9 @@ INLINE_CODE_RE = re.compile(r"`[^`\n]*`")
 
 
 def _markdown_files():
-    return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    """Every page a reader follows links on: the READMEs and every page under docs/, subfolders included."""
+    readmes = [ROOT / "README.md", ROOT / "tfds_tasks" / "README.md", ROOT / "examples" / "README.md"]
+    return [*readmes, *sorted(DOCS.rglob("*.md"))]
 
 
 def _without_code(text):
