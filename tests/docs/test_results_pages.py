@@ -68,7 +68,7 @@ def test_no_image_lies_directly_in_docs():
 
 def test_every_figure_is_named_after_its_run_and_shown():
     pages = "\n".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *DOCS.rglob("*.md")])
-    run_name = re.compile(r"^(stack|queue|deque|lstm\d+)_lr[0-9.e-]+_seed\d+_(convergence|lengths)\.png$")
+    run_name = re.compile(r"^(stack|queue|deque|lstm\d+)(-noise[0-9.]+)?_lr[0-9.e-]+_seed\d+_(convergence|lengths)\.png$")
     for figure in (DOCS / "results" / "figures").rglob("*.png"):
         assert figure.name in pages, f"{figure.relative_to(ROOT)} is shown on no page"
         if figure.parts[-3] == "paper":
