@@ -23,6 +23,8 @@ setup(
     license_files=["LICENSE"],
     python_requires=">=3.10",
     packages=find_packages(include=["keras_neural_memory*", "tfds_tasks*"]),
+    # The console script's entry point, outside the package so that it runs before Keras imports TensorFlow.
+    py_modules=["keras_neural_memory_console"],
     include_package_data=True,
     install_requires=[
         "keras>=3.5",
@@ -36,7 +38,7 @@ setup(
         # TensorFlow 2.21 no longer pulls in TensorBoard; `train` writes its logs.
         "tensorboard",
     ],
-    entry_points={"console_scripts": ["neural-memory=keras_neural_memory.experiments.cli:main"]},
+    entry_points={"console_scripts": ["neural-memory=keras_neural_memory_console:main"]},
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "dill", "jax[cpu]>=0.4.30", "nbmake>=1.5", "ipykernel"],
         "jax": ["jax>=0.4.30"],
