@@ -7,7 +7,7 @@
 `train` trains on freshly sampled examples (the papers' unbounded stream)
 with the paper's optimiser (RMSProp, batch 10, gradient clipping at 1),
 shows a Keras progress bar, writes TensorBoard logs, backs up every epoch
-(an interrupted run started again with the same command continues from its
+(the same command continues an interrupted run from its
 last epoch; a finished one is recognised and not retrained), and ends by
 printing coarse and fine accuracy at training and at test lengths, which it
 also writes to `results.json`. A run whose loss becomes NaN exits with
