@@ -102,14 +102,14 @@ def _is_own(obj):
     return module.split(".")[0] in OWN_PACKAGES
 
 
-def _slug(heading):
+def slug(heading):
     """GitHub's anchor for a heading."""
     text = heading.strip().lower()
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
 
 
-def _rest_to_markdown(text):
+def rest_to_markdown(text):
     """The reST bits some docstrings use: ``code``, :role:`name`, `::`."""
     text = re.sub(r":(?:func|class|mod|data|meth|attr|obj):`~?([^`]+)`", r"`\1`", text)
     text = re.sub(r"(?<!`)``([^`]+)``(?!`)", r"`\1`", text)
@@ -188,7 +188,7 @@ def docstring_to_markdown(doc):
     lines, in_table = [], False
     for line in _fence_rest_tables(doc.splitlines()):
         in_table = (in_table or line == "```text") and line != "```"
-        lines.append(line if in_table else _rest_to_markdown(line))
+        lines.append(line if in_table else rest_to_markdown(line))
     out, i = [], 0
     while i < len(lines):
         match = SECTION_RE.match(lines[i])
@@ -399,7 +399,7 @@ def render_entry(qualified, obj, documented):
     parts = [f"#### `{qualified}`"]
     if _is_documentable(obj) and documented.get(id(obj)) != qualified:
         other = documented[id(obj)]
-        parts.append(f"The same object as [`{other}`](#{_slug(other)}).")
+        parts.append(f"The same object as [`{other}`](#{slug(other)}).")
     elif _is_documentable(obj):
         parts.append(f"```python\n{signature_line(name, obj)}\n```")
         parts.append(docstring_to_markdown(inspect.getdoc(obj)))
@@ -410,9 +410,9 @@ def render_entry(qualified, obj, documented):
                 parts.append(f"##### `{name}.{call}`\n\n{docstring_to_markdown(inspect.cleandoc(doc))}")
             for base, attrs in inherited.items():
                 names = ", ".join(f"`{attr}`" for attr in attrs)
-                parts.append(f"Methods documented under [`{base}`](#{_slug(base)}): {names}.")
+                parts.append(f"Methods documented under [`{base}`](#{slug(base)}): {names}.")
     elif inspect.ismodule(obj):
-        parts.append(f"The module `{obj.__name__}`: see [its section](#{_slug(obj.__name__)}).")
+        parts.append(f"The module `{obj.__name__}`: see [its section](#{slug(obj.__name__)}).")
     else:
         parts.append(_describe_constant(obj))
     return "\n\n".join(parts)
@@ -431,15 +431,15 @@ def build_reference():
     # module's section starts with an index of its names.
     toc, body = ["## Contents", ""], []
     for heading, intro, sections in parts:
-        toc.append(f"- [{heading}](#{_slug(heading)})")
+        toc.append(f"- [{heading}](#{slug(heading)})")
         body.append(f"## {heading}")
         body.append(intro)
         for module, members in sections:
-            toc.append(f"  - [{module.__name__}](#{_slug(module.__name__)})")
+            toc.append(f"  - [{module.__name__}](#{slug(module.__name__)})")
             body.append(f"### {module.__name__}")
             body.append(docstring_to_markdown(inspect.getdoc(module)))
             if members:
-                body.append("Names: " + ", ".join(f"[`{q.split('.')[-1]}`](#{_slug(q)})" for q, _ in members) + ".")
+                body.append("Names: " + ", ".join(f"[`{q.split('.')[-1]}`](#{slug(q)})" for q, _ in members) + ".")
             for qualified, obj in members:
                 body.append(render_entry(qualified, obj, documented))
     text = "\n\n".join([HEADER, "\n".join(toc), *body])

@@ -144,7 +144,7 @@ def _without_code(text):
 
 def _anchors(path):
     """GitHub's heading anchors of a markdown file."""
-    slug = _load_generator()._slug
+    slug = _load_generator().slug
     headings = re.findall(r"^#{1,6}\s+(.*?)\s*$", FENCE_RE.sub("", path.read_text(encoding="utf-8")), re.M)
     return {slug(heading) for heading in headings}
 

@@ -1,4 +1,4 @@
-"""tfds_tasks/README.md is the catalog that tfds_tasks/make_catalog.py generates.
+"""tfds_tasks/README.md is the catalog that docs/make_catalog.py generates.
 
 * the committed page is what the generator writes now (``--check``);
 * every builder the package registers has a section, which names its
@@ -8,16 +8,28 @@
   diff when the page is stale, and the page's relative links resolve.
 """
 
+import importlib.util
+import pathlib
 import re
 
 import pytest
 import tensorflow_datasets as tfds
 
 import tfds_tasks
-from tfds_tasks import generators, make_catalog
+from tfds_tasks import generators
 from tfds_tasks.builders.base import CITATIONS
 from tfds_tasks.generators.base import SPLITS
 
+
+def _load_generator():
+    path = pathlib.Path(__file__).resolve().parents[2] / "docs" / "make_catalog.py"
+    spec = importlib.util.spec_from_file_location("make_catalog", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_catalog = _load_generator()
 PAGE = make_catalog.PAGE
 
 
@@ -53,7 +65,7 @@ def test_committed_page_is_up_to_date(page, catalog):
         diff = "".join(difflib.unified_diff(
             committed.splitlines(keepends=True), catalog.splitlines(keepends=True), "committed", "generated"
         ))
-        pytest.fail(f"{PAGE.name} is stale: run `python tfds_tasks/make_catalog.py`\n{diff}")
+        pytest.fail(f"{PAGE.name} is stale: run `python docs/make_catalog.py`\n{diff}")
 
 
 def test_check_mode_passes_on_the_committed_page(monkeypatch, catalog):
@@ -125,7 +137,7 @@ def test_section_names_version_configs_sizes_and_citation(page, name):
 def test_relative_links_resolve(page):
     text = re.sub(r"^```.*?^```", "", page, flags=re.S | re.M)
     text = re.sub(r"`[^`\n]*`", "", text)
-    anchors = {make_catalog._slug(h) for h in re.findall(r"^#{1,6}\s+(.*?)\s*$", re.sub(r"^```.*?^```", "", page, flags=re.S | re.M), re.M)}
+    anchors = {make_catalog.slug(h) for h in re.findall(r"^#{1,6}\s+(.*?)\s*$", re.sub(r"^```.*?^```", "", page, flags=re.S | re.M), re.M)}
     broken = []
     for target in re.findall(r"\[[^\]]*\]\(([^)\s]+)\)", text):
         if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
