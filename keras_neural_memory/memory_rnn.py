@@ -43,7 +43,14 @@ class MemoryRNN(keras.layers.RNN):
             except `stateful`: the memory is rebuilt at each call.
 
     Call arguments:
-        sequences: `(batch, time, features)`.
+        sequences: `(batch, time, features)`; another rank raises a
+            `ValueError` naming the shape received. `time` may be 0: no
+            step is taken, so the output is `(batch, 0, output_size)`
+            (`return_sequences=True`) or the initial output state, and
+            the final states are the initial states. On TensorFlow the
+            zero length must be known when the call is traced: a graph
+            traced for any length (a `tf.function` with `None` time, or
+            Keras' `fit`/`predict` after retracing) fails on it.
         initial_state: Optional list of states from `cell.get_initial_state`
             (with `capacity` at least `time`) or a previous `return_state`.
         mask: `(batch, time)` boolean mask; masked steps leave the memory
@@ -101,7 +108,37 @@ class MemoryRNN(keras.layers.RNN):
             sizes = self.cell.state_size_for(length)
         return output_shape[0], *[(batch_size, size) for size in sizes]
 
+    def build(self, sequences_shape, initial_state_shape=None):
+        # The first call builds: checked here, the error is not wrapped in
+        # Keras' report of the call's arguments.
+        self._check_sequences_shape(sequences_shape)
+        super().build(sequences_shape, initial_state_shape)
+
+    def _check_sequences_shape(self, shape):
+        if getattr(shape, "rank", 0) is None:  # a TensorFlow shape of unknown rank
+            return
+        shape = tuple(shape)
+        if len(shape) != 3:
+            raise ValueError(
+                f"`MemoryRNN` layer '{self.name}' expects `sequences` of shape (batch, time, features); "
+                f"received shape {shape}."
+            )
+
+    def _empty_call(self, sequences, initial_state):
+        """A call on `time == 0`: no step is taken, so the states are the initial ones."""
+        if initial_state is None:
+            initial_state = self.cell.get_initial_state(batch_size=ops.shape(sequences)[0], capacity=0)
+        states = [ops.cast(state, self.compute_dtype) for state in tree.flatten(initial_state)]
+        # The output state (`states[0]`) is the last output; no step gives an empty sequence of them.
+        output = ops.expand_dims(states[0], 1)[:, :0] if self.return_sequences else states[0]
+        if self.return_state:
+            return output, *states
+        return output
+
     def call(self, sequences, initial_state=None, mask=None, training=False):
+        self._check_sequences_shape(sequences.shape)
+        if sequences.shape[1] == 0:
+            return self._empty_call(sequences, initial_state)
         if initial_state is None:
             shape = ops.shape(sequences)
             initial_state = self.cell.get_initial_state(batch_size=shape[0], capacity=shape[1])
