@@ -14,13 +14,17 @@ that `keras.ops` does not give portably under XLA:
   (`jax.custom_vjp`; `tf.custom_gradient` on TensorFlow). Every tensor the
   function depends on, weights included, must be an explicit argument.
 
+Two small helpers serve the step kernels (`keras_neural_memory.step_kernels`)
+and the profile of the scan: `tanh`, which keeps its input's dtype, and
+`named_scope`, which names the operations of a phase of the scan.
+
 `supports_fused_scan()` is False on any other backend; `MemoryRNN` then
 runs Keras' generic RNN loop instead.
 """
 
 import keras
 
-__all__ = ["supports_fused_scan", "scan", "vjp", "custom_vjp"]
+__all__ = ["supports_fused_scan", "scan", "vjp", "custom_vjp", "tanh", "named_scope"]
 
 _BACKENDS = ("tensorflow", "jax")
 
@@ -168,3 +172,40 @@ def autocast_scope(dtype):
     from keras.src.backend import AutocastScope
 
     return AutocastScope(dtype)
+
+
+def tanh(x):
+    """`tanh` in the dtype of `x`.
+
+    `keras.ops.tanh` returns float32 for a float64 input on JAX (Keras
+    3.15); in float16 and float32 this is the same function.
+    """
+    if keras.backend.backend() == "jax":
+        import jax.numpy as jnp
+
+        return jnp.tanh(x)
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        return tf.math.tanh(x)
+    return keras.ops.tanh(x)
+
+
+def named_scope(name):
+    """A scope that names the operations built in it (`jax.named_scope`, `tf.name_scope`).
+
+    The names reach the compiled program's operation metadata, which is how
+    `benchmarks/profile_scan.py` attributes a profile's time to the phases
+    of the scan.
+    """
+    if keras.backend.backend() == "jax":
+        import jax
+
+        return jax.named_scope(name)
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        return tf.name_scope(name)
+    import contextlib
+
+    return contextlib.nullcontext()

@@ -37,6 +37,10 @@ from keras import ops
 
 from keras_neural_memory import backend_ops
 from keras_neural_memory import memory as memory_lib
+from keras_neural_memory import step_kernels
+from keras_neural_memory.memory_cell import MemoryCell
+
+__all__ = ["memory_scan", "fast_path_reason"]
 
 
 def memory_scan(cell, sequences, initial_states, mask=None, training=None, go_backwards=False, zero_output_for_mask=False):
@@ -47,7 +51,8 @@ def memory_scan(cell, sequences, initial_states, mask=None, training=None, go_ba
         sequences: `(batch, time, features)`.
         initial_states: The cell's flat state list (`cell.get_initial_state`).
         mask: Optional `(batch, time)` boolean mask; masked steps leave every
-            state unchanged and repeat the previous output.
+            state unchanged and repeat the previous output (for a leading
+            masked step, the output state of `initial_states`).
         training: Passed on to the controller.
         go_backwards: Process the sequence in reverse; the outputs come in
             processing order, as in `keras.layers.RNN`.
@@ -69,35 +74,55 @@ def memory_scan(cell, sequences, initial_states, mask=None, training=None, go_ba
     variables = list(cell.variables)
     with backend_ops.autocast_scope(None):
         weights = [ops.convert_to_tensor(v.value) for v in variables]
-    scan = _Scan(cell, variables, training, zero_output_for_mask)
+    if fast_path_reason(cell) is None:
+        controls = _KernelControls(cell, variables, training)
+    else:
+        controls = _GenericControls(cell, variables, training)
+    scan = _Scan(cell, controls, zero_output_for_mask)
     fused = backend_ops.custom_vjp(scan.forward, scan.backward)
     outputs, *final_states = fused(steps, step_mask, *initial_states, *weights)
     return ops.transpose(outputs, (1, 0, 2)), final_states
 
 
-class _Scan:
-    """The forward and backward passes of one `memory_scan` call."""
+def fast_path_reason(cell):
+    """Why `memory_scan` runs `cell` on its generic path, or None for the fast path.
 
-    def __init__(self, cell, variables, training, zero_output_for_mask):
+    The fast path needs a step kernel for the controller
+    (`keras_neural_memory.step_kernels.unsupported_reason`), heads whose
+    activations are derived there, a controller that computes in the
+    cell's dtype, and `MemoryCell`'s own `controls`.
+    """
+    if not isinstance(cell, MemoryCell):
+        return f"{type(cell).__name__} is not a MemoryCell"
+    for name in ("controls", "_split_strength_noise"):
+        if getattr(type(cell), name) is not getattr(MemoryCell, name):
+            return f"{type(cell).__name__} overrides `{name}`"
+    reason = step_kernels.MemoryHeads.unsupported_reason(cell)
+    if reason:
+        return reason
+    controller = cell.controller
+    if controller.compute_dtype != cell.compute_dtype:
+        return f"the controller computes in {controller.compute_dtype}, the cell in {cell.compute_dtype}"
+    return step_kernels.unsupported_reason(controller)
+
+
+class _Scan:
+    """The forward and backward passes of one `memory_scan` call.
+
+    Everything but the controller and heads: the mask, the strengths and
+    the `(batch, slots, width)` part. `controls` (a `_GenericControls` or
+    `_KernelControls`) runs and differentiates the controller and heads.
+    """
+
+    def __init__(self, cell, controls, zero_output_for_mask):
         self.cell = cell
         self.memory = cell.memory
-        self.variables = variables
-        self.float_positions = [i for i, v in enumerate(variables) if keras.backend.is_float_dtype(v.dtype)]
-        self.training = training
+        self.controls = controls
         self.zero_output_for_mask = zero_output_for_mask
         self.num_controller_states = len(cell._controller_state_sizes)
         self.num_states = 5 + self.num_controller_states
 
     # ------------------------------------------------------------ one step
-
-    def controls(self, weights, inputs, controller_states, reads):
-        """`cell.controls` as a pure function of the weights."""
-        scope = keras.StatelessScope(state_mapping=list(zip(self.variables, weights)))
-        with scope, backend_ops.autocast_scope(self.cell.compute_dtype):
-            output, states, values, pops, pushes = self.cell.controls(
-                inputs, list(controller_states), reads, training=self.training
-            )
-        return [output, *states, values, pops, pushes]
 
     def strengths(self, strengths, pops, pushes, count, keep, capacity):
         """Strengths after the step and the read weights (`O(batch * slots)`)."""
@@ -141,17 +166,22 @@ class _Scan:
         values = ops.reshape(flat_values, (batch, -1, width))
         count = ops.cast(ops.sum(written, axis=-1), "int32")
         n = self.num_controller_states
+        prepared = self.controls.prepare(weights)
 
         def step(carry, x):
             output, controller, reads, values, strengths, count = self._unpack_carry(carry)
             inputs, keep = x
-            new_output, *rest = self.controls(weights, inputs, controller, reads)
-            new_controller, (pushed, pops, pushes) = rest[:n], rest[n:]
-            new_strengths, read_weights = self.strengths(strengths, pops, pushes, count, keep, capacity)
-            in_capacity = ops.cast(count < capacity, keep.dtype)[:, None]
-            index = self._write_index(count, capacity)
-            new_values = self._add_at(values, index, pushed * (keep * in_capacity)[:, :, None])
-            new_reads = _per_end(lambda w: memory_lib.read(new_values, w), read_weights)
+            with backend_ops.named_scope("controller_forward"):
+                new_output, new_controller, pushed, pops, pushes, saved = self.controls.forward(
+                    prepared, inputs, controller, reads
+                )
+            with backend_ops.named_scope("strengths"):
+                new_strengths, read_weights = self.strengths(strengths, pops, pushes, count, keep, capacity)
+            with backend_ops.named_scope("values"):
+                in_capacity = ops.cast(count < capacity, keep.dtype)[:, None]
+                index = self._write_index(count, capacity)
+                new_values = self._add_at(values, index, pushed * (keep * in_capacity)[:, :, None])
+                new_reads = _per_end(lambda w: memory_lib.read(new_values, w), read_weights)
             overflowed = (count >= capacity)[:, None, None]
             new_reads = ops.where(overflowed, ops.full_like(new_reads, float("nan")), new_reads)
             new_reads = ops.reshape(new_reads, ops.shape(reads))
@@ -166,10 +196,11 @@ class _Scan:
                 ops.where(kept, new_strengths, strengths),
                 count + ops.cast(keep[:, 0], "int32"),
             ]
-            return new_carry, [step_output, *controller, reads, strengths]
+            return new_carry, [step_output, *controller, reads, strengths, *saved]
 
         carry = [output, *controller, reads, values, strengths, count]
         dtypes = [output.dtype, *[c.dtype for c in controller], reads.dtype, strengths.dtype]
+        dtypes += self.controls.saved_dtypes(output.dtype)
         length = ops.shape(steps)[0]
         carry, saved = backend_ops.scan(step, carry, [steps, step_mask], length, dtypes)
         output, controller, reads, values, strengths, count = self._unpack_carry(carry)
@@ -185,17 +216,19 @@ class _Scan:
     # ------------------------------------------------------------- backward
 
     def backward(self, residuals, cotangents):
-        n = self.num_controller_states
+        n, k = self.num_controller_states, self.controls.num_saved
         steps, step_mask, values, count, written = residuals[:5]
         saved_controller = residuals[5 : 5 + n]
         saved_reads, saved_strengths = residuals[5 + n : 7 + n]
-        weights = list(residuals[7 + n :])
+        saved_extra = residuals[7 + n : 7 + n + k]
+        weights = list(residuals[7 + n + k :])
         d_outputs, d_output, *rest = cotangents
         d_controller, (d_reads, d_flat_values, d_strengths, _) = rest[:n], rest[n:]
         batch = ops.shape(values)[0]
         capacity = ops.shape(written)[-1]
         ends, width = self.memory.slots_per_step, self.cell.memory_width
         d_values = ops.reshape(d_flat_values, ops.shape(values))
+        prepared = self.controls.prepare(weights)
         # `(batch, width, slots)`, once: per step, `V . dr` is then a plain
         # matrix product, several times faster on CPU than contracting `V`'s
         # last axis.
@@ -205,18 +238,18 @@ class _Scan:
             d_values, count, d_output, *rest = carry
             d_controller, (d_reads, d_strengths) = rest[:n], rest[n:]
             inputs, keep, *saved, d_step_output = x
-            controller, reads, strengths = saved[:n], saved[n], saved[n + 1]
+            controller, reads, strengths, extra = saved[:n], saved[n], saved[n + 1], saved[n + 2 :]
             count_after = count
             count = count - ops.cast(keep[:, 0], "int32")
 
-            # Recompute the step's small part, keeping its vjps.
-            controls, controls_vjp = backend_ops.vjp(
-                lambda *args: self.controls(weights, inputs, args[:n], args[n]), *controller, reads
-            )
-            pushed, pops, pushes = controls[1 + n :]
-            (_, read_weights), strengths_vjp = backend_ops.vjp(
-                lambda s, u, d: self.strengths(s, u, d, count, keep, capacity), strengths, pops, pushes
-            )
+            # The step's pushes and pops (the generic path recomputes the
+            # controller and heads here, keeping their vjp).
+            with backend_ops.named_scope("controller_forward"):
+                pops, pushes, controls_backward = self.controls.step_backward(prepared, inputs, controller, reads, extra)
+            with backend_ops.named_scope("strengths"):
+                (_, read_weights), strengths_vjp = backend_ops.vjp(
+                    lambda s, u, d: self.strengths(s, u, d, count, keep, capacity), strengths, pops, pushes
+                )
 
             # Cotangents through the mask (`where(keep, new, old)`).
             dropped = 1.0 - keep
@@ -228,40 +261,47 @@ class _Scan:
             # The (batch, slots, width) part, by hand. The step read `V_t`, which
             # is the final `V` on the slots filled by then and zero elsewhere, so
             # the loop only reads the final `V` and never writes a copy of it.
-            filled = ops.cast(self.memory.filled_slots(count_after, capacity), values.dtype)[:, None, :]
-            d_read_weights = _per_end(lambda dr: ops.einsum("bw,bws->bs", dr, values_by_width), d_new_reads) * filled
-            # A sum of broadcast products, not a contraction over the ends:
-            # XLA fuses it with the add into one pass over `dV`.
-            d_values = d_values + sum(
-                read_weights[:, e, :, None] * d_new_reads[:, e, None, :] for e in range(ends)
-            )
-            index = self._write_index(count, capacity)
-            d_pushed = self._rows_at(d_values, index) * (keep * in_capacity)[:, :, None]
+            with backend_ops.named_scope("values"):
+                filled = ops.cast(self.memory.filled_slots(count_after, capacity), values.dtype)[:, None, :]
+                d_read_weights = _per_end(lambda dr: ops.einsum("bw,bws->bs", dr, values_by_width), d_new_reads) * filled
+                # A sum of broadcast products, not a contraction over the ends:
+                # XLA fuses it with the add into one pass over `dV`.
+                d_values = d_values + sum(
+                    read_weights[:, e, :, None] * d_new_reads[:, e, None, :] for e in range(ends)
+                )
+                index = self._write_index(count, capacity)
+                d_pushed = self._rows_at(d_values, index) * (keep * in_capacity)[:, :, None]
 
-            d_new_strengths = keep * d_strengths
-            d_old_strengths, d_pops, d_pushes = strengths_vjp([d_new_strengths, d_read_weights])
+            with backend_ops.named_scope("strengths"):
+                d_new_strengths = keep * d_strengths
+                d_old_strengths, d_pops, d_pushes = strengths_vjp([d_new_strengths, d_read_weights])
             d_new_controller = [keep * d for d in d_controller]
-            step_cotangents = [d_new_output, *d_new_controller, d_pushed, d_pops, d_pushes]
-            d_old = controls_vjp(step_cotangents)
+            with backend_ops.named_scope("controller_backward"):
+                d_old_controller, d_old_reads, step_cotangents = controls_backward(
+                    d_new_output, d_new_controller, d_pushed, d_pops, d_pushes
+                )
             new_carry = [
                 d_values,
                 count,
                 d_old_output,
-                *[d + dropped * d_next for d, d_next in zip(d_old[:n], d_controller)],
-                d_old[n] + dropped * d_reads,
+                *[d + dropped * d_next for d, d_next in zip(d_old_controller, d_controller)],
+                d_old_reads + dropped * d_reads,
                 d_old_strengths + dropped * d_strengths,
             ]
             return new_carry, step_cotangents
 
         carry = [d_values, count, d_output, *d_controller, d_reads, d_strengths]
-        xs = [steps, step_mask, *saved_controller, saved_reads, saved_strengths, d_outputs]
-        dtypes = [d_outputs.dtype, *[c.dtype for c in saved_controller], values.dtype, saved_strengths.dtype, saved_strengths.dtype]
+        xs = [steps, step_mask, *saved_controller, saved_reads, saved_strengths, *saved_extra, d_outputs]
+        dtypes = self.controls.cotangent_dtypes(d_outputs, saved_controller, values, saved_strengths)
         length = ops.shape(steps)[0]
         carry, step_cotangents = backend_ops.scan(step, carry, xs, length, dtypes, reverse=True)
         d_values, _, d_output, *rest = carry
         d_controller, (d_reads, d_strengths) = rest[:n], rest[n:]
 
-        d_steps, d_weights = self._batched_vjp(weights, steps, saved_controller, saved_reads, step_cotangents)
+        with backend_ops.named_scope("weight_gradients"):
+            d_steps, d_weights = self.controls.gradients(
+                weights, prepared, steps, saved_controller, saved_reads, saved_extra, step_cotangents
+            )
         d_states = [
             d_output,
             *d_controller,
@@ -272,13 +312,80 @@ class _Scan:
         ]
         return (d_steps, ops.zeros_like(step_mask), *d_states, *d_weights)
 
-    def _batched_vjp(self, weights, steps, saved_controller, saved_reads, step_cotangents):
+
+def _rows(x):
+    """`(time, batch, ...)` as `(time * batch, ...)`."""
+    return ops.reshape(x, (-1, *ops.shape(x)[2:]))
+
+
+class _GenericControls:
+    """The generic path: any controller, through `MemoryCell.controls` and autodiff.
+
+    The reverse loop recomputes each step's controller and heads to take
+    their vjp with respect to the recurrent inputs; the gradients of every
+    weight and of the inputs then come from one batched vjp of
+    `MemoryCell.controls` over all `time * batch` saved rows. That relies on
+    the controller treating batch rows independently, as every RNN cell
+    does.
+    """
+
+    num_saved = 0
+
+    def __init__(self, cell, variables, training):
+        self.cell = cell
+        self.variables = variables
+        self.float_positions = [i for i, v in enumerate(variables) if keras.backend.is_float_dtype(v.dtype)]
+        self.training = training
+        self.num_controller_states = len(cell._controller_state_sizes)
+
+    def prepare(self, weights):
+        return weights
+
+    def saved_dtypes(self, dtype):
+        return []
+
+    def cotangent_dtypes(self, d_outputs, saved_controller, values, saved_strengths):
+        return [d_outputs.dtype, *[c.dtype for c in saved_controller], values.dtype, saved_strengths.dtype, saved_strengths.dtype]
+
+    def controls(self, weights, inputs, controller_states, reads):
+        """`cell.controls` as a pure function of the weights."""
+        scope = keras.StatelessScope(state_mapping=list(zip(self.variables, weights)))
+        with scope, backend_ops.autocast_scope(self.cell.compute_dtype):
+            output, states, values, pops, pushes = self.cell.controls(
+                inputs, list(controller_states), reads, training=self.training
+            )
+        return [output, *states, values, pops, pushes]
+
+    def forward(self, weights, inputs, controller, reads):
+        """`(output, new_controller, values, pops, pushes, saved)` of one step."""
+        n = self.num_controller_states
+        new_output, *rest = self.controls(weights, inputs, controller, reads)
+        new_controller, (pushed, pops, pushes) = rest[:n], rest[n:]
+        return new_output, new_controller, pushed, pops, pushes, []
+
+    def step_backward(self, weights, inputs, controller, reads, saved):
+        """`(pops, pushes, backward)` of one step in the reverse loop.
+
+        `backward(d_output, d_controller, d_values, d_pops, d_pushes)` gives
+        the cotangents of the step's previous controller states and reads,
+        and the step's cotangents for `gradients`.
+        """
+        n = self.num_controller_states
+        controls, controls_vjp = backend_ops.vjp(
+            lambda *args: self.controls(weights, inputs, args[:n], args[n]), *controller, reads
+        )
+        _, pops, pushes = controls[1 + n :]
+
+        def backward(d_new_output, d_new_controller, d_pushed, d_pops, d_pushes):
+            step_cotangents = [d_new_output, *d_new_controller, d_pushed, d_pops, d_pushes]
+            d_old = controls_vjp(step_cotangents)
+            return d_old[:n], d_old[n], step_cotangents
+
+        return pops, pushes, backward
+
+    def gradients(self, weights, prepared, steps, saved_controller, saved_reads, saved, step_cotangents):
         """Input and weight gradients: one vjp over all `time * batch` rows."""
-
-        def rows(x):
-            return ops.reshape(x, (-1, *ops.shape(x)[2:]))
-
-        controller, reads = [rows(c) for c in saved_controller], rows(saved_reads)
+        controller, reads = [_rows(c) for c in saved_controller], _rows(saved_reads)
         positions = self.float_positions
 
         def controls_of(inputs, *float_weights):
@@ -287,12 +394,122 @@ class _Scan:
                 all_weights[position] = value
             return self.controls(all_weights, inputs, controller, reads)
 
-        _, weights_vjp = backend_ops.vjp(controls_of, rows(steps), *[weights[p] for p in positions])
-        d_rows, *d_float_weights = weights_vjp([rows(c) for c in step_cotangents])
+        _, weights_vjp = backend_ops.vjp(controls_of, _rows(steps), *[weights[p] for p in positions])
+        d_rows, *d_float_weights = weights_vjp([_rows(c) for c in step_cotangents])
         d_weights = [None] * len(weights)
         for position, d in zip(positions, d_float_weights):
             d_weights[position] = d
         return ops.reshape(d_rows, ops.shape(steps)), d_weights
+
+
+class _KernelControls:
+    """The fast path: a controller with a step kernel, and the heads, by hand.
+
+    The forward loop saves, per step, what the hand-derived backward needs
+    (`step_kernels`: e.g. an LSTM's gates and `act(c_t)`; the controller
+    output; the heads' activations), so the reverse loop runs no forward
+    computation of the controller. Per step it forms the cotangents of the
+    heads' and the controller's pre-activations and of the recurrent
+    inputs; the weight and input gradients are then matrix products over
+    all `time * batch` rows.
+
+    Saved per step, after the generic path's: the controller output, the
+    kernel's saved tensors, then the cell output, values, pops and pushes.
+    """
+
+    def __init__(self, cell, variables, training):
+        self.cell = cell
+        self.training = training
+        self.kernel = step_kernels.step_kernel(cell.controller)
+        self.heads = step_kernels.MemoryHeads(cell)
+        position = {id(v): i for i, v in enumerate(variables)}
+        self.kernel_positions = [position[id(v)] for v in self.kernel.variables]
+        self.heads_positions = [position[id(v)] for v in self.heads.variables]
+        self.float_positions = [i for i, v in enumerate(variables) if keras.backend.is_float_dtype(v.dtype)]
+        self.features = cell._input_features
+        self.num_saved = 1 + self.kernel.num_saved + 4
+
+    def prepare(self, weights):
+        """The kernel's and heads' weights in the compute dtype, and the reads' rows of the input kernel."""
+        dtype = self.cell.compute_dtype
+        kernel = [ops.cast(weights[p], dtype) for p in self.kernel_positions]
+        heads = [ops.cast(weights[p], dtype) for p in self.heads_positions]
+        input_kernel = self.kernel.input_kernel(kernel)
+        reads_kernel = None if input_kernel is None else input_kernel[self.features :]
+        return {"kernel": kernel, "heads": heads, "reads_kernel": reads_kernel}
+
+    def saved_dtypes(self, dtype):
+        return [dtype] * self.num_saved
+
+    def cotangent_dtypes(self, d_outputs, saved_controller, values, saved_strengths):
+        return [d_outputs.dtype] * (1 + self.kernel.num_pre)
+
+    def _split_saved(self, saved):
+        k = self.kernel.num_saved
+        return saved[0], list(saved[1 : 1 + k]), list(saved[1 + k :])
+
+    def forward(self, prepared, inputs, controller, reads):
+        inputs, noise = self.cell._split_strength_noise(inputs, self.training)
+        x = ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1)
+        controller_output, new_controller, kernel_saved = self.kernel.forward(prepared["kernel"], x, list(controller))
+        output, values, pops, pushes = self.heads.forward(prepared["heads"], controller_output, noise)
+        saved = [controller_output, *kernel_saved, output, values, pops, pushes]
+        return output, new_controller, values, pops, pushes, saved
+
+    def step_backward(self, prepared, inputs, controller, reads, saved):
+        controller_output, kernel_saved, activations = self._split_saved(saved)
+        _, _, pops, pushes = activations
+
+        def backward(d_new_output, d_new_controller, d_pushed, d_pops, d_pushes):
+            d_heads, d_controller_output = self.heads.backward(
+                prepared["heads"], activations, d_new_output, d_pushed, d_pops, d_pushes
+            )
+            d_pre, d_old_controller = self.kernel.backward(
+                prepared["kernel"], list(controller), controller_output, kernel_saved, d_controller_output, d_new_controller
+            )
+            if prepared["reads_kernel"] is None:
+                d_reads = d_pre[0][:, self.features :]
+            else:
+                d_reads = step_kernels.input_gradient(prepared["reads_kernel"], d_pre[0])
+            return d_old_controller, d_reads, [d_heads, *d_pre]
+
+        return pops, pushes, backward
+
+    def gradients(self, weights, prepared, steps, saved_controller, saved_reads, saved, step_cotangents):
+        """Weight gradients as products over all rows; the input gradient as one product."""
+        d_heads, *d_pre = [_rows(c) for c in step_cotangents]
+        controller_output, kernel_saved, _ = self._split_saved([_rows(s) for s in saved])
+        step_rows = _rows(steps)
+        inputs = step_rows[:, : self.features]
+        x = ops.concatenate([inputs, ops.cast(_rows(saved_reads), inputs.dtype)], axis=-1)
+        states = [_rows(c) for c in saved_controller]
+
+        # The products over all rows in the variables' dtype: under mixed
+        # precision, float32 sums over `time * batch` rows.
+        variable_dtype = weights[self.heads_positions[0]].dtype
+        rows = [x, controller_output, d_heads, *states, *kernel_saved, *d_pre]
+        if rows[0].dtype != variable_dtype:
+            rows = [ops.cast(r, variable_dtype) for r in rows]
+        x, controller_output, d_heads_rows = rows[:3]
+        m, k = len(states), len(kernel_saved)
+        states, kernel_saved, d_pre_rows = rows[3 : 3 + m], rows[3 + m : 3 + m + k], rows[3 + m + k :]
+        d_kernel = self.kernel.weight_gradients(x, states, controller_output, kernel_saved, d_pre_rows)
+        d_heads_weights = self.heads.weight_gradients(controller_output, d_heads_rows)
+
+        d_weights = [None] * len(weights)
+        for position in self.float_positions:
+            d_weights[position] = ops.zeros_like(weights[position])
+        for position, d in zip(self.kernel_positions + self.heads_positions, d_kernel + d_heads_weights):
+            d_weights[position] = ops.cast(d, weights[position].dtype)
+
+        input_kernel = self.kernel.input_kernel(prepared["kernel"])
+        if input_kernel is None:
+            d_inputs = d_pre[0][:, : self.features]
+        else:
+            d_inputs = step_kernels.input_gradient(input_kernel[: self.features], d_pre[0])
+        if step_rows.shape[-1] != self.features:
+            d_inputs = ops.concatenate([d_inputs, self.heads.noise_gradient(d_heads)], axis=-1)
+        return ops.reshape(ops.cast(d_inputs, steps.dtype), ops.shape(steps)), d_weights
 
 
 def _per_end(product, per_end_rows):
