@@ -210,7 +210,7 @@ def seeds_table(runs, task=None):
 
 
 def draw_convergence(runs, path, title):
-    """Training coarse accuracy against batches of `runs`, one line each."""
+    """Training coarse accuracy against batches of `runs`, one line each, one colour per model."""
     from keras_neural_memory import viz
 
     label = lambda r: f"{r['plan_model']}, lr {r['learning_rate']:g}, seed {r['seed']}"  # noqa: E731
@@ -221,22 +221,35 @@ def draw_convergence(runs, path, title):
         steps_per_epoch={label(r): r["steps_per_epoch"] for r in runs},
         title=title,
     )
+    _one_colour_per_model(figure, runs)
     figure.savefig(path, dpi=100)
 
 
+def _one_colour_per_model(figure, runs):
+    """Colours a figure's lines (one per run, in order) by model, with one legend entry per model."""
+    models = list(dict.fromkeys(run["plan_model"] for run in runs))
+    if len(models) == len(runs):
+        return
+    axis = figure.axes[0]
+    for line, run in zip(axis.get_lines(), runs):
+        group = [r for r in runs if r["plan_model"] == run["plan_model"]]
+        line.set_color(f"C{models.index(run['plan_model'])}")
+        first = run is group[0]
+        line.set_label(f"{MODEL_NAMES[run['plan_model']]}, seeds {_seeds(group)}" if first else "_nolegend_")
+    axis.legend(fontsize="small")
+
+
 def draw_sweeps(sweeps, path):
-    """The pitch figure: coarse accuracy against length, Stack-LSTM against LSTM, every seed."""
+    """The README's figure: coarse accuracy against length, Stack-LSTM against LSTM, every seed."""
     from keras_neural_memory import viz
 
-    results = {f"{MODEL_NAMES[s['plan_model']]}, seed {s['seed']}": s["sweep"] for s in sweeps}
+    results = {f"{s['plan_model']}, seed {s['seed']}": s["sweep"] for s in sweeps}
     path.parent.mkdir(parents=True, exist_ok=True)
     figure = viz.plot_length_generalisation(
         results, train_range=tuple(sweeps[0]["train_lengths"]), metric="coarse",
-        title="sequence reversal: trained on lengths 8-16",
+        title="sequence reversal, trained on lengths 8-16",
     )  # fmt: skip
-    for line, sweep in zip(figure.axes[0].get_lines(), sweeps):
-        line.set_color("C0" if sweep["plan_model"] == "stack" else "C3")
-    figure.axes[0].legend(fontsize="small")
+    _one_colour_per_model(figure, sweeps)
     figure.savefig(path, dpi=100)
 
 
