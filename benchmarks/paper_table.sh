@@ -17,8 +17,8 @@
 #
 # Each row is selected by training perplexity (the paper's §4.4) from a
 # grid of LEARNING_RATES (default 5e-3,1e-3: the two largest of the paper's
-# {5e-3, 1e-3, 5e-4, 1e-4, 5e-5}; on reversal the Stack-LSTM converged at
-# 1e-3 and not at 5e-3, see docs/results.md) and SEEDS (default 0).
+# {5e-3, 1e-3, 5e-4, 1e-4, 5e-5}) and SEEDS (default 0). Each task's page
+# under docs/results/ gives the exact grid of its recorded rows.
 #
 # Usage: KERAS_BACKEND=jax nohup bash benchmarks/paper_table.sh [RUN_DIR] [ROW...] > paper_table.log 2>&1 &
 #   ROW is one of the names in ROWS below (default: all, in order).

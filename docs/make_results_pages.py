@@ -155,9 +155,9 @@ def train_claim(runs):
     stack, lstm = by_model["stack"], by_model.get("lstm2", [])
     test = lambda group: _span([r["test_accuracy"]["coarse"] for r in group])  # noqa: E731
     train = lambda group: _span([r["train_accuracy"]["coarse"] for r in group])  # noqa: E731
-    sentence = f"{test(stack)} at lengths 17-32 ({train(stack)} at 8-16)"
+    sentence = f"{test(stack)} at lengths 17-32 ({train(stack)} on fresh strings of the training lengths 8-16)"
     if lstm:
-        sentence += f", where the 2-layer LSTM reaches {test(lstm)} ({train(lstm)} at 8-16)"
+        sentence += f", where the 2-layer LSTM (`--memory lstm`) reaches {test(lstm)} ({train(lstm)})"
     return sentence + " ([all runs](docs/results/sequence_reversal.md#the-default-scale-neural-memory-train))."
 
 
@@ -278,15 +278,17 @@ def _bash(lines):
 
 
 def paper_commands(runs, task):
+    """One command per model and seed, with exactly the learning rates recorded for them."""
     commands = []
-    for model in dict.fromkeys(run["plan_model"] for run in _of_task(runs, task)):
-        group = [run for run in runs if run["task"] == task and run["plan_model"] == model]
+    for run in _of_task(runs, task):
+        group = [r for r in runs if (r["task"], r["plan_model"], r["seed"]) == (task, run["plan_model"], run["seed"])]
         rates = ",".join(f"{rate:g}" for rate in sorted({r["learning_rate"] for r in group}, reverse=True))
-        commands.append(
-            f"KERAS_BACKEND=jax neural-memory reproduce --plan paper --tasks {task} --models {model} "
-            f"--learning-rates {rates} --seeds {_seeds(group).replace(', ', ',')} {PAPER_FLAGS} "
-            f"--results-file {_link(PAPER_RUNS, ROOT)}"
+        command = (
+            f"KERAS_BACKEND=jax neural-memory reproduce --plan paper --tasks {task} --models {run['plan_model']} "
+            f"--learning-rates {rates} --seeds {run['seed']} {PAPER_FLAGS} --results-file {_link(PAPER_RUNS, ROOT)}"
         )
+        if command not in commands:
+            commands.append(command)
     return commands
 
 
@@ -297,7 +299,7 @@ def task_page(task, paper, quick, train):
         f"# {title}",
         f"Grefenstette et al. 2015, {section}: the target is {target}. Accuracy is coarse (the share of "
         "target strings right in every symbol) and fine (the share of target symbols right); "
-        "the protocol is in [the results overview](../results.md#protocol). This page is written by "
+        "the protocol is in [the results overview](../results.md#protocol), beside the other tasks' tables. This page is written by "
         "`python docs/make_results_pages.py` from the recorded runs, apart from its last section.",
         "## The paper's scale",
         "Training lengths 8-64, test lengths 65-128, 128 symbols, hidden size 256; each run trains to convergence "
@@ -336,14 +338,20 @@ def task_page(task, paper, quick, train):
     if train_runs:
         parts += [
             "## The default scale: `neural-memory train`",
-            "The default run of `neural-memory train` (3,000 batches), for three seeds (`--seed 0`, `1`, `2`):",
-            _bash([f"neural-memory train --task {task} --memory stack --seed 0",
-                   f"neural-memory train --task {task} --memory lstm --seed 0"]),
+            "The default run of `neural-memory train` (3,000 batches), for three seeds:",
+            _bash([f"for seed in {_seeds(train_runs).replace(',', '')}; do",
+                   f"  neural-memory train --task {task} --memory stack --seed $seed --output-dir runs/{task}-stack-seed$seed",
+                   f"  neural-memory train --task {task} --memory lstm --seed $seed --output-dir runs/{task}-lstm-seed$seed",
+                   "done"]),
             seeds_table(train_runs),
         ]
         pitch = FIGURES / "default" / task / "stack_lstm2_lengths.png"
         if pitch.exists():
-            parts.append(f"![Stack-LSTM against LSTM, coarse accuracy against length]({_link(pitch)})")
+            parts += [
+                "Coarse accuracy against length, 100 fresh strings per length "
+                f"(`python benchmarks/reversal_sweeps.py`, recorded in `{_link(SWEEPS, ROOT)}`):",
+                f"![Stack-LSTM against LSTM, coarse accuracy against length]({_link(pitch)})",
+            ]
     return "\n\n".join(parts) + "\n"
 
 
