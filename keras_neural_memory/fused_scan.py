@@ -11,25 +11,46 @@ step `t` writes its slot once and nothing changes it afterwards. So `V_t`,
 the matrix step `t` read, is the final `V` on the slots filled by step `t`
 and zero on the others, and a backward pass needs no stored copy of it.
 
-How. The forward pass keeps, per step, only the step's small inputs: the
+How. The forward pass keeps, per step, only what the backward needs: the
 controller states, the previous reads and the strengths (`O(slots)`, no
-width factor). The backward pass walks the steps in reverse with:
+width factor), and on the fast path a few activations. The backward pass
+walks the steps in reverse with:
 
 * the `(batch, slots, width)` part by hand: the read-weight cotangent
   `dw_t = (V . dr_t)` on the slots filled by step `t`, `dV += w_t (x) dr_t`,
   and the pushed value's cotangent `dv_t = dV[slot_t]`; the final `V` is
   only read, never copied;
-* the rest of the step (controller and heads, `MemoryCell.controls`, and
-  the strength update, `memory.update_strengths`) by the backend's autodiff,
-  with respect to the recurrent inputs only;
-* the gradient of every weight and of the inputs in one batched
-  vector-Jacobian product of `MemoryCell.controls` over the `time * batch`
-  rows of saved step inputs. This relies on the controller treating batch
-  rows independently, as every RNN cell does; pass `fused=False` to
-  `MemoryRNN` for a cell that mixes rows.
+* the strength update (`memory.update_strengths`) recomputed and
+  differentiated by the backend's autodiff (`O(batch * slots)`);
+* the controller and heads (`MemoryCell.controls`) on one of two paths.
 
-The functions here are pure; the loops, vjps and custom gradient come from
-the small backend seam `keras_neural_memory.backend_ops`.
+The fast path (`_KernelControls`) serves Keras' `LSTMCell`, `GRUCell`,
+`SimpleRNNCell`, `StackedRNNCells` of these and `LinearController`, where
+`keras_neural_memory.step_kernels` has the cell's step with a hand-derived
+backward (`fast_path_reason` says whether a cell qualifies, and why not).
+The forward loop saves the activations that backward needs (an LSTM's
+gates and `act(c_t)`, the controller output, the heads' activations); the
+reverse loop forms the cotangents of the pre-activations and of the
+recurrent inputs without running the controller; and the weight and input
+gradients are matrix products over all `time * batch` rows after the loop
+(`dW = x_rows^T . d_pre_rows`). The controller runs forward once.
+
+The generic path (`_GenericControls`) serves any other controller, a
+user's cell included: the reverse loop recomputes each step's
+`MemoryCell.controls` for its vector-Jacobian product with respect to the
+recurrent inputs, and one batched vjp of `MemoryCell.controls` over the
+`time * batch` rows of saved step inputs gives the weight and input
+gradients. The controller runs forward three times.
+
+Both paths take the weight gradients over all rows at once, which relies
+on the controller treating batch rows independently, as every RNN cell
+does; pass `fused=False` to `MemoryRNN` for a cell that mixes rows.
+
+The scan names its phases' operations (`backend_ops.named_scope`:
+`controller_forward`, `controller_backward`, `strengths`, `values`,
+`weight_gradients`), which `benchmarks/profile_scan.py` reads back from a
+profile. The functions here are pure; the loops, vjps and custom gradient
+come from the small backend seam `keras_neural_memory.backend_ops`.
 """
 
 import keras
@@ -430,13 +451,23 @@ class _KernelControls:
         self.num_saved = 1 + self.kernel.num_saved + 4
 
     def prepare(self, weights):
-        """The kernel's and heads' weights in the compute dtype, and the reads' rows of the input kernel."""
+        """The kernel's and heads' weights in the compute dtype, and the transposes the backward needs.
+
+        Formed once, outside the loops: the transposes (`transposes` of the
+        kernel and heads, and the reads' rows of the input kernel) would
+        otherwise be multiplied by as transposed operands at every step.
+        """
         dtype = self.cell.compute_dtype
         kernel = [ops.cast(weights[p], dtype) for p in self.kernel_positions]
         heads = [ops.cast(weights[p], dtype) for p in self.heads_positions]
         input_kernel = self.kernel.input_kernel(kernel)
-        reads_kernel = None if input_kernel is None else input_kernel[self.features :]
-        return {"kernel": kernel, "heads": heads, "reads_kernel": reads_kernel}
+        return {
+            "kernel": kernel,
+            "heads": heads,
+            "kernel_t": self.kernel.transposes(kernel),
+            "heads_t": self.heads.transposes(heads),
+            "reads_kernel_t": None if input_kernel is None else ops.transpose(input_kernel[self.features :]),
+        }
 
     def saved_dtypes(self, dtype):
         return [dtype] * self.num_saved
@@ -450,7 +481,8 @@ class _KernelControls:
 
     def forward(self, prepared, inputs, controller, reads):
         inputs, noise = self.cell._split_strength_noise(inputs, self.training)
-        x = ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1)
+        # The controller casts its input to the compute dtype, as a layer does.
+        x = ops.cast(ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1), self.cell.compute_dtype)
         controller_output, new_controller, kernel_saved = self.kernel.forward(prepared["kernel"], x, list(controller))
         output, values, pops, pushes = self.heads.forward(prepared["heads"], controller_output, noise)
         saved = [controller_output, *kernel_saved, output, values, pops, pushes]
@@ -462,15 +494,21 @@ class _KernelControls:
 
         def backward(d_new_output, d_new_controller, d_pushed, d_pops, d_pushes):
             d_heads, d_controller_output = self.heads.backward(
-                prepared["heads"], activations, d_new_output, d_pushed, d_pops, d_pushes
+                prepared["heads_t"], activations, d_new_output, d_pushed, d_pops, d_pushes
             )
             d_pre, d_old_controller = self.kernel.backward(
-                prepared["kernel"], list(controller), controller_output, kernel_saved, d_controller_output, d_new_controller
+                prepared["kernel"],
+                prepared["kernel_t"],
+                list(controller),
+                controller_output,
+                kernel_saved,
+                d_controller_output,
+                d_new_controller,
             )
-            if prepared["reads_kernel"] is None:
+            if prepared["reads_kernel_t"] is None:
                 d_reads = d_pre[0][:, self.features :]
             else:
-                d_reads = step_kernels.input_gradient(prepared["reads_kernel"], d_pre[0])
+                d_reads = step_kernels.input_gradient(prepared["reads_kernel_t"], d_pre[0])
             return d_old_controller, d_reads, [d_heads, *d_pre]
 
         return pops, pushes, backward
@@ -487,9 +525,7 @@ class _KernelControls:
         # The products over all rows in the variables' dtype: under mixed
         # precision, float32 sums over `time * batch` rows.
         variable_dtype = weights[self.heads_positions[0]].dtype
-        rows = [x, controller_output, d_heads, *states, *kernel_saved, *d_pre]
-        if rows[0].dtype != variable_dtype:
-            rows = [ops.cast(r, variable_dtype) for r in rows]
+        rows = [ops.cast(r, variable_dtype) for r in [x, controller_output, d_heads, *states, *kernel_saved, *d_pre]]
         x, controller_output, d_heads_rows = rows[:3]
         m, k = len(states), len(kernel_saved)
         states, kernel_saved, d_pre_rows = rows[3 : 3 + m], rows[3 + m : 3 + m + k], rows[3 + m + k :]
@@ -506,7 +542,7 @@ class _KernelControls:
         if input_kernel is None:
             d_inputs = d_pre[0][:, : self.features]
         else:
-            d_inputs = step_kernels.input_gradient(input_kernel[: self.features], d_pre[0])
+            d_inputs = step_kernels.input_gradient(ops.transpose(input_kernel[: self.features]), d_pre[0])
         if step_rows.shape[-1] != self.features:
             d_inputs = ops.concatenate([d_inputs, self.heads.noise_gradient(d_heads)], axis=-1)
         return ops.reshape(ops.cast(d_inputs, steps.dtype), ops.shape(steps)), d_weights

@@ -10,13 +10,15 @@ backward pass derived by hand from Keras' exact forward:
 * `forward(w, x, states) -> (output, new_states, saved)`: the cell's step
   (the operations of Keras' `call`, in its order), plus what the backward
   needs, e.g. an LSTM's gate activations and `act(c_t)`.
-* `backward(w, states, output, saved, d_output, d_new_states)
+* `backward(w, w_t, states, output, saved, d_output, d_new_states)
   -> (d_pre, d_states)`: the cotangents of the step's pre-activations and
-  of its previous states, with no forward computation. `d_pre[0]` is the
-  cotangent of the input projection `x @ input_kernel(w)`, so the input's
-  cotangent is one product with that kernel (`input_gradient`), taken
-  inside the loop for the columns fed back (the reads) and after it for
-  the rest.
+  of its previous states, with no forward computation. `w_t` is
+  `transposes(w)`, the matrices the backward multiplies by, transposed
+  once outside the loop: XLA on CPU multiplies by a transposed operand at
+  about half the speed. `d_pre[0]` is the cotangent of the input
+  projection `x @ input_kernel(w)`, so the input's cotangent is one
+  product with that kernel (`input_gradient`), taken inside the loop for
+  the columns fed back (the reads) and after it for the rest.
 * `weight_gradients(x, states, output, saved, d_pre) -> list`: the weights'
   gradients over all `time * batch` rows at once, e.g.
   `dW = x_rows^T . d_pre_rows`, one large matrix product each.
@@ -99,18 +101,18 @@ def _sum_rows(rows):
     return ops.sum(rows, axis=0)
 
 
-def input_gradient(input_kernel, d_projection):
+def input_gradient(input_kernel_t, d_projection):
     """`d_x` from the cotangent of the input projection `x @ input_kernel`.
 
     Args:
-        input_kernel: The kernel, or a slice of its rows for some columns of
-            `x`; None for the identity (`LinearController`), where
-            `d_projection` is already `d_x`.
+        input_kernel_t: The kernel transposed (or the transpose of a slice
+            of its rows, for some columns of `x`); None for the identity
+            (`LinearController`), where `d_projection` is already `d_x`.
         d_projection: `(rows, n)`, `d_pre[0]` of a kernel's `backward`.
     """
-    if input_kernel is None:
+    if input_kernel_t is None:
         return d_projection
-    return ops.matmul(d_projection, _t(input_kernel))
+    return ops.matmul(d_projection, input_kernel_t)
 
 
 # --------------------------------------------------------------------------
@@ -121,10 +123,11 @@ def input_gradient(input_kernel, d_projection):
 class _StepKernel:
     """Base of the step kernels; see the module docstring for the protocol."""
 
-    #: Numbers of flat states, of tensors `forward` saves and of `d_pre`.
+    #: Numbers of flat states, of tensors `forward` saves, of `d_pre` and of `transposes`.
     num_states = 1
     num_saved = 0
     num_pre = 1
+    num_transposes = 1
 
     def __init__(self, cell):
         self.cell = cell
@@ -138,13 +141,51 @@ class _StepKernel:
         """The matrix of the input projection, or None for the identity."""
         return w[0]
 
+    def transposes(self, w):
+        """The transposed matrices `backward` multiplies by (default: the recurrent kernel)."""
+        return [_t(w[1])]
+
     def forward(self, w, x, states):
+        """One step, as the cell's `call`.
+
+        Args:
+            w: The weights (`variables`), in the compute dtype.
+            x: `(batch, input)` the step's input.
+            states: The flat previous states.
+
+        Returns:
+            `(output, new_states, saved)`: `saved` is a list of
+            `num_saved` tensors for `backward` and `weight_gradients`.
+        """
         raise NotImplementedError
 
-    def backward(self, w, states, output, saved, d_output, d_new_states):
+    def backward(self, w, w_t, states, output, saved, d_output, d_new_states):
+        """The step's backward pass, from what `forward` saved.
+
+        Args:
+            w: The weights; `w_t`: `transposes(w)`.
+            states: The flat previous states; `output`, `saved`: what
+                `forward` returned for them.
+            d_output: Cotangent of `output`.
+            d_new_states: Cotangents of `new_states`.
+
+        Returns:
+            `(d_pre, d_states)`: `num_pre` cotangents of pre-activations
+            (`d_pre[0]` that of the input projection) and the cotangents of
+            `states`.
+        """
         raise NotImplementedError
 
     def weight_gradients(self, x, states, output, saved, d_pre):
+        """The gradients of `variables`, from the rows of all steps.
+
+        Args:
+            x, states, output, saved, d_pre: As in `forward` and `backward`,
+                each `(time * batch, n)`: every step's rows at once.
+
+        Returns:
+            One gradient per variable, e.g. `x^T . d_pre[0]` for the kernel.
+        """
         raise NotImplementedError
 
 
@@ -182,7 +223,7 @@ class _LSTMKernel(_StepKernel):
         h = o * act_c
         return h, [h, c], [ops.concatenate([i, f, g, o], axis=-1), act_c]
 
-    def backward(self, w, states, output, saved, d_output, d_new_states):
+    def backward(self, w, w_t, states, output, saved, d_output, d_new_states):
         gates, act_c = saved
         i, f, g, o = ops.split(gates, 4, axis=1)
         _, c_prev = states
@@ -197,7 +238,7 @@ class _LSTMKernel(_StepKernel):
             ],
             axis=-1,
         )
-        return [d_z], [ops.matmul(d_z, _t(w[1])), d_c * f]
+        return [d_z], [ops.matmul(d_z, w_t[0]), d_c * f]
 
     def weight_gradients(self, x, states, output, saved, d_pre):
         (d_z,) = d_pre
@@ -220,11 +261,18 @@ class _GRUKernel(_StepKernel):
         self.gate = _Activation(cell.recurrent_activation)
         self.num_saved = 4 if cell.reset_after else 3
         self.num_pre = 2 if cell.reset_after else 1
+        self.num_transposes = 1 if cell.reset_after else 2
 
     @property
     def variables(self):
         cell = self.cell
         return [cell.kernel, cell.recurrent_kernel] + ([cell.bias] if cell.use_bias else [])
+
+    def transposes(self, w):
+        if self.cell.reset_after:
+            return [_t(w[1])]
+        units = self.units
+        return [_t(w[1][:, 2 * units :]), _t(w[1][:, : 2 * units])]
 
     def _biases(self, w):
         if not self.cell.use_bias:
@@ -261,7 +309,7 @@ class _GRUKernel(_StepKernel):
         saved = [z, r, hh] + ([inner_h] if self.cell.reset_after else [])
         return h, [h], saved
 
-    def backward(self, w, states, output, saved, d_output, d_new_states):
+    def backward(self, w, w_t, states, output, saved, d_output, d_new_states):
         (h_prev,) = states
         z, r, hh = saved[:3]
         units = self.units
@@ -273,13 +321,13 @@ class _GRUKernel(_StepKernel):
             inner_h = saved[3]
             d_pre_r = self.gate.backward(r, d_pre_h * inner_h)
             d_inner = ops.concatenate([d_pre_z, d_pre_r, d_pre_h * r], axis=-1)
-            d_h_prev = d_h_prev + ops.matmul(d_inner, _t(w[1]))
+            d_h_prev = d_h_prev + ops.matmul(d_inner, w_t[0])
             d_pre = [ops.concatenate([d_pre_z, d_pre_r, d_pre_h], axis=-1), d_inner]
         else:
-            d_reset_h = ops.matmul(d_pre_h, _t(w[1][:, 2 * units :]))
+            d_reset_h = ops.matmul(d_pre_h, w_t[0])
             d_pre_r = self.gate.backward(r, d_reset_h * h_prev)
             d_gates = ops.concatenate([d_pre_z, d_pre_r], axis=-1)
-            d_h_prev = d_h_prev + d_reset_h * r + ops.matmul(d_gates, _t(w[1][:, : 2 * units]))
+            d_h_prev = d_h_prev + d_reset_h * r + ops.matmul(d_gates, w_t[1])
             d_pre = [ops.concatenate([d_gates, d_pre_h], axis=-1)]
         return d_pre, [d_h_prev]
 
@@ -320,14 +368,14 @@ class _SimpleRNNKernel(_StepKernel):
     def forward(self, w, x, states):
         (h_prev,) = states
         h = ops.matmul(x, w[0])
-        if len(w) > 2:
+        if self.cell.bias is not None:
             h = ops.add(h, w[2])
         h = self.activation(h + ops.matmul(h_prev, w[1]))
         return h, [h], []
 
-    def backward(self, w, states, output, saved, d_output, d_new_states):
+    def backward(self, w, w_t, states, output, saved, d_output, d_new_states):
         d_pre = self.activation.backward(output, d_output + d_new_states[0])
-        return [d_pre], [ops.matmul(d_pre, _t(w[1]))]
+        return [d_pre], [ops.matmul(d_pre, w_t[0])]
 
     def weight_gradients(self, x, states, output, saved, d_pre):
         (d_h,) = d_pre
@@ -339,6 +387,7 @@ class _LinearKernel(_StepKernel):
     """`LinearController`: the output is the input; no weights, no state."""
 
     num_states = 0
+    num_transposes = 0
 
     @property
     def variables(self):
@@ -347,10 +396,13 @@ class _LinearKernel(_StepKernel):
     def input_kernel(self, w):
         return None
 
+    def transposes(self, w):
+        return []
+
     def forward(self, w, x, states):
         return x, [], []
 
-    def backward(self, w, states, output, saved, d_output, d_new_states):
+    def backward(self, w, w_t, states, output, saved, d_output, d_new_states):
         return [d_output], []
 
     def weight_gradients(self, x, states, output, saved, d_pre):
@@ -372,6 +424,7 @@ class _StackedKernel(_StepKernel):
         self.num_states = sum(k.num_states for k in self.kernels)
         self.num_saved = len(self.kernels) - 1 + sum(k.num_saved for k in self.kernels)
         self.num_pre = sum(k.num_pre for k in self.kernels)
+        self.num_transposes = sum(self._transpose_counts())
 
     @property
     def variables(self):
@@ -379,6 +432,18 @@ class _StackedKernel(_StepKernel):
 
     def input_kernel(self, w):
         return self.kernels[0].input_kernel(w[: len(self.kernels[0].variables)])
+
+    def _transpose_counts(self):
+        """Per cell: its own transposes, and for cells above the first its input kernel's."""
+        return [k.num_transposes + (1 if index else 0) for index, k in enumerate(self.kernels)]
+
+    def transposes(self, w):
+        w_t = []
+        for index, (kernel, cell_w) in enumerate(zip(self.kernels, self._per_cell(w=w)["w"])):
+            w_t.extend(kernel.transposes(cell_w))
+            if index:
+                w_t.append(_t(kernel.input_kernel(cell_w)))
+        return w_t
 
     @staticmethod
     def _split(flat, sizes):
@@ -414,18 +479,26 @@ class _StackedKernel(_StepKernel):
             saved.extend(cell_saved)
         return x, new_states, outputs[:-1] + saved
 
-    def backward(self, w, states, output, saved, d_output, d_new_states):
+    def backward(self, w, w_t, states, output, saved, d_output, d_new_states):
         parts = self._per_cell(w=w, states=states, saved=saved)
+        cell_w_t = self._split(w_t, self._transpose_counts())
         outputs = parts["outputs"] + [output]
         d_cell_new_states = self._split(d_new_states, [k.num_states for k in self.kernels])
         d_pre, d_states = [None] * len(self.kernels), [None] * len(self.kernels)
         for index in reversed(range(len(self.kernels))):
             kernel, cell_w = self.kernels[index], parts["w"][index]
+            transposes = cell_w_t[index]
             d_pre[index], d_states[index] = kernel.backward(
-                cell_w, parts["states"][index], outputs[index], parts["saved"][index], d_output, d_cell_new_states[index]
+                cell_w,
+                transposes[: kernel.num_transposes],
+                parts["states"][index],
+                outputs[index],
+                parts["saved"][index],
+                d_output,
+                d_cell_new_states[index],
             )
             if index:
-                d_output = input_gradient(kernel.input_kernel(cell_w), d_pre[index][0])
+                d_output = input_gradient(transposes[-1], d_pre[index][0])
         return [d for cell_d in d_pre for d in cell_d], [d for cell_d in d_states for d in cell_d]
 
     def weight_gradients(self, x, states, output, saved, d_pre):
@@ -561,7 +634,12 @@ class MemoryHeads:
             pop_logits = pop_logits + noise[:, self.ends :]
         return output, values, ops.sigmoid(pop_logits), ops.sigmoid(push_logits)
 
-    def backward(self, w, activations, d_output, d_values, d_pops, d_pushes):
+    @staticmethod
+    def transposes(w):
+        """`[K^T]`, formed once outside the loop for `backward`."""
+        return [_t(w[0])]
+
+    def backward(self, w_t, activations, d_output, d_values, d_pops, d_pushes):
         """`(d_heads, d_controller_output)` from the cotangents of `forward`'s results.
 
         `d_heads` is the cotangent of the pre-activation `heads`, in its
@@ -579,7 +657,7 @@ class MemoryHeads:
                 self.value_activation.backward(values[:, end], d_values[:, end]),
             ]
         d_heads = ops.concatenate(columns, axis=-1)
-        return d_heads, ops.matmul(d_heads, _t(w[0]))
+        return d_heads, ops.matmul(d_heads, w_t[0])
 
     def noise_gradient(self, d_heads):
         """The cotangent of the strength noise (push columns, then pop) from `d_heads`."""
