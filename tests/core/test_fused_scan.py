@@ -2,7 +2,13 @@
 
 The two paths must agree on outputs, final states and the gradients of
 every weight, the inputs and the initial states, for every memory and
-controller, with and without masks and initial states. A subprocess checks that training memory grows linearly, not quadratically, in length.
+controller, with and without masks and initial states. Keras' own cells and
+`LinearController` take the scan's fast path (hand-derived step kernels,
+`keras_neural_memory.step_kernels`), any other controller its generic path;
+both are checked against the generic loop, against float64 finite
+differences and in mixed precision, and the tests check which path each
+controller takes. A subprocess checks that training memory grows linearly,
+not quadratically, in length.
 """
 
 import json
@@ -14,23 +20,90 @@ import keras
 import numpy as np
 import pytest
 
-from keras_neural_memory import DequeCell, LinearController, MemoryRNN, QueueCell, StackCell
+from keras import ops
+
+from keras_neural_memory import DequeCell, LinearController, MemoryRNN, QueueCell, StackCell, step_kernels
+from keras_neural_memory.fused_scan import fast_path_reason
 from tests import float64 as float64_helpers
 
+
+class UserCell(keras.layers.Layer):
+    """A user's own controller, `h = tanh(x W + h U)`: it has no step kernel."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.state_size = units
+        self.output_size = units
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], self.units), name="kernel")
+        self.recurrent_kernel = self.add_weight(shape=(self.units, self.units), name="recurrent_kernel")
+
+    def call(self, inputs, states):
+        h = ops.tanh(ops.matmul(inputs, self.kernel) + ops.matmul(states[0], self.recurrent_kernel))
+        return h, [h]
+
+
+class LSTMSubclass(keras.layers.LSTMCell):
+    """A subclass may change the step, so it takes the generic path."""
+
+
 CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
+# Every controller type the fast path supports, with its defaults.
 CONTROLLERS = {
     "lstm": lambda: keras.layers.LSTMCell(6),
     "gru": lambda: keras.layers.GRUCell(6),
+    "simple": lambda: keras.layers.SimpleRNNCell(6),
     "stacked": lambda: keras.layers.StackedRNNCells([keras.layers.LSTMCell(5), keras.layers.GRUCell(6)]),
     "linear": LinearController,
 }
+# Options of those cells that the step kernels derive too.
+KERNEL_OPTIONS = {
+    "lstm_no_bias": lambda: keras.layers.LSTMCell(6, use_bias=False),
+    "lstm_other_activations": lambda: keras.layers.LSTMCell(6, activation="sigmoid", recurrent_activation="tanh"),
+    "lstm_implementation_1": lambda: keras.layers.LSTMCell(6, implementation=1),
+    "gru_reset_before": lambda: keras.layers.GRUCell(6, reset_after=False),
+    "gru_reset_before_no_bias": lambda: keras.layers.GRUCell(6, reset_after=False, use_bias=False),
+    "gru_no_bias": lambda: keras.layers.GRUCell(6, use_bias=False, activation=None),
+    "simple_linear_no_bias": lambda: keras.layers.SimpleRNNCell(6, activation=None, use_bias=False),
+    "stacked_three": lambda: keras.layers.StackedRNNCells(
+        [keras.layers.SimpleRNNCell(4), keras.layers.GRUCell(5, reset_after=False), keras.layers.LSTMCell(6)]
+    ),
+}
+# Controllers with no step kernel: the fused scan's generic path.
+GENERIC_CONTROLLERS = {
+    "user": lambda: UserCell(6),
+    "lstm_relu": lambda: keras.layers.LSTMCell(6, activation="relu"),
+    "gru_hard_sigmoid": lambda: keras.layers.GRUCell(6, recurrent_activation="hard_sigmoid"),
+    "lstm_subclass": lambda: LSTMSubclass(6),
+    "stacked_with_user": lambda: keras.layers.StackedRNNCells([keras.layers.LSTMCell(5), UserCell(6)]),
+}
+ALL_CONTROLLERS = {**CONTROLLERS, **KERNEL_OPTIONS, **GENERIC_CONTROLLERS}
 BATCH, LENGTH, FEATURES = 3, 7, 4
 
 
-def make_layer(memory, controller, fused, dtype=None, **kwargs):
+@pytest.fixture(autouse=True)
+def _release_compiled_programs():
+    """Drops JAX's compiled programs after each test.
+
+    JAX keeps every program it compiles, eager operations included, and XLA
+    maps each into memory: this module's tests alone reach Linux's default
+    limit of 65,530 memory mappings (`vm.max_map_count`) in one process,
+    and XLA's compiler then crashes with a segmentation fault.
+    """
+    yield
+    if keras.backend.backend() == "jax":
+        import jax
+
+        jax.clear_caches()
+
+
+def make_layer(memory, controller, fused, dtype=None, cell_options=None, **kwargs):
     keras.utils.set_random_seed(1)
     extra = {"output_size": 6} if controller == "linear" else {}
-    cell = CELLS[memory](CONTROLLERS[controller](), memory_width=3, dtype=dtype, **extra)
+    extra.update(cell_options or {})
+    cell = CELLS[memory](ALL_CONTROLLERS[controller](), memory_width=3, dtype=dtype, **extra)
     return MemoryRNN(cell, fused=fused, return_sequences=True, return_state=True, dtype=dtype, **kwargs)
 
 
@@ -76,10 +149,12 @@ def outputs_and_gradients(layer, x, mask=None, initial_state=None, training=Fals
     return [np.asarray(r) for r in results], [None if g is None else np.asarray(g) for g in gradients]
 
 
-def assert_paths_agree(memory, controller, mask=None, with_initial_state=False, **kwargs):
+def assert_paths_agree(memory, controller, mask=None, with_initial_state=False, fast=None, cell_options=None, **kwargs):
+    """The fused scan against Keras' generic loop; `fast`: the path the scan must take (None: either)."""
     rng = np.random.default_rng(0)
     x = rng.normal(size=(BATCH, LENGTH, FEATURES)).astype("float32")
-    fused, generic = make_layer(memory, controller, True, **kwargs), make_layer(memory, controller, False, **kwargs)
+    fused = make_layer(memory, controller, True, cell_options=cell_options, **kwargs)
+    generic = make_layer(memory, controller, False, cell_options=cell_options, **kwargs)
     assert fused.runs_fused and not generic.runs_fused
     initial_state = None
     if with_initial_state:
@@ -92,8 +167,11 @@ def assert_paths_agree(memory, controller, mask=None, with_initial_state=False, 
         fused(x[:, :1])
     generic(x[:, :1])
     generic.set_weights(fused.get_weights())
+    if fast is not None:
+        assert (fast_path_reason(fused.cell) is None) == fast, fast_path_reason(fused.cell)
     got, got_grads = outputs_and_gradients(fused, x, mask, initial_state)
     want, want_grads = outputs_and_gradients(generic, x, mask, initial_state)
+    _expect_initial_output_at_leading_masked_steps(generic, want, want_grads, mask, initial_state)
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=0, atol=1e-6)
@@ -103,6 +181,32 @@ def assert_paths_agree(memory, controller, mask=None, with_initial_state=False, 
             continue
         scale = max(np.abs(w).max(), 1e-3)
         assert np.abs(g - w).max() <= 1e-5 * scale, f"gradient {index}: {np.abs(g - w).max()} vs scale {scale}"
+
+
+def _expect_initial_output_at_leading_masked_steps(layer, want, want_grads, mask, initial_state):
+    """Corrects Keras' TensorFlow loop to the documented output of leading masked steps.
+
+    A masked step repeats the previous output, and before the first step
+    that is the initial state's output `o_0` (`states[0]`). Keras' JAX loop
+    does that, and so does the fused scan on both backends; Keras'
+    TensorFlow loop starts its "previous output" at zeros whatever the
+    initial state (`keras/src/backend/tensorflow/rnn.py`). So on
+    TensorFlow the generic loop's outputs at a sequence's leading masked
+    steps are replaced by `o_0`, and the gradient of `o_0` gains those
+    outputs' loss weights. Nothing else differs.
+    """
+    if keras.backend.backend() != "tensorflow" or mask is None or not initial_state or layer.zero_output_for_mask:
+        return
+    processed = mask[:, ::-1] if layer.go_backwards else mask
+    leading = np.cumprod(~processed, axis=1).astype(bool)[:, :, None]
+    if not leading.any():
+        return
+    initial_output = initial_state[0][:, None, :]
+    assert np.all(want[0][np.broadcast_to(leading, want[0].shape)] == 0), "Keras' TF loop no longer outputs zeros there"
+    want[0] = np.where(leading, initial_output, want[0])
+    output_weights = loss_weights(want)[0]
+    index = len(layer.trainable_variables) + 1  # d(initial states)[0] follows the weights and the inputs
+    want_grads[index] = want_grads[index] + np.sum(output_weights * leading, axis=1)
 
 
 def ragged_mask(leading_padding=True):
@@ -118,17 +222,17 @@ def ragged_mask(leading_padding=True):
 @pytest.mark.parametrize("memory", list(CELLS))
 @pytest.mark.slow
 def test_fused_matches_generic(memory, controller):
-    assert_paths_agree(memory, controller)
+    assert_paths_agree(memory, controller, fast=True)
 
 
 @pytest.mark.parametrize("controller", list(CONTROLLERS))
 @pytest.mark.parametrize("memory", list(CELLS))
 @pytest.mark.slow
 def test_fused_matches_generic_with_mask_and_initial_state(memory, controller):
-    # Leading masked steps output `o_0` of the initial state here, as on
-    # JAX's generic loop; TensorFlow's generic loop outputs zeros for them.
-    mask = ragged_mask(leading_padding=keras.backend.backend() == "jax")
-    assert_paths_agree(memory, controller, mask=mask, with_initial_state=True)
+    # Row 2 starts with two masked steps: they output the initial state's
+    # `o_0` (on TensorFlow Keras' own loop outputs zeros there, see
+    # `_expect_initial_output_at_leading_masked_steps`).
+    assert_paths_agree(memory, controller, mask=ragged_mask(), with_initial_state=True, fast=True)
 
 
 @pytest.mark.parametrize("memory", list(CELLS))
@@ -137,29 +241,175 @@ def test_fused_matches_generic_with_mask(memory):
     assert_paths_agree(memory, "lstm", mask=ragged_mask())
 
 
+@pytest.mark.parametrize("controller", ["gru", "lstm"])
 @pytest.mark.parametrize("options", [{"go_backwards": True}, {"zero_output_for_mask": True}])
 @pytest.mark.slow
-def test_fused_matches_generic_options(options):
-    assert_paths_agree("deque", "gru", mask=ragged_mask(), **options)
+def test_fused_matches_generic_options(options, controller):
+    assert_paths_agree("deque", controller, mask=ragged_mask(), with_initial_state=controller == "lstm", **options)
+
+
+@pytest.mark.parametrize("controller", list(KERNEL_OPTIONS))
+@pytest.mark.slow
+def test_fast_path_matches_generic_with_cell_options(controller):
+    assert_paths_agree("deque", controller, mask=ragged_mask(), with_initial_state=True, fast=True)
+
+
+@pytest.mark.parametrize(
+    "memory, controller, cell_options",
+    [
+        ("stack", "linear", {"output_activation": None, "value_activation": "sigmoid"}),  # Hao et al.
+        ("queue", "gru", {"output_activation": "sigmoid", "trainable_initial_state": True}),
+    ],
+)
+@pytest.mark.slow
+def test_fast_path_matches_generic_with_head_options(memory, controller, cell_options):
+    assert_paths_agree(memory, controller, mask=ragged_mask(), fast=True, cell_options=cell_options)
+
+
+@pytest.mark.parametrize("controller", list(GENERIC_CONTROLLERS))
+@pytest.mark.slow
+def test_generic_path_matches_generic_loop(controller):
+    assert_paths_agree("queue", controller, mask=ragged_mask(), with_initial_state=True, fast=False)
+
+
+@pytest.mark.slow
+def test_generic_path_for_unsupported_heads():
+    assert_paths_agree("stack", "lstm", mask=ragged_mask(), fast=False, cell_options={"output_activation": "relu"})
+
+
+def _patch_calls(monkeypatch, layer):
+    """Counts the calls of the memory cell's `controls` and of its controller cells' `call`."""
+    calls = []
+    cell = layer.cell
+    controllers = [cell.controller, *getattr(cell.controller, "cells", [])]
+    for target, name in [(cell, "controls"), *[(c, "call") for c in controllers]]:
+        original = getattr(target, name)
+
+        def counted(*args, _original=original, _name=f"{target.name}.{name}", **kwargs):
+            calls.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(target, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("controller", [*CONTROLLERS, *KERNEL_OPTIONS, *GENERIC_CONTROLLERS])
+def test_which_path_each_controller_takes(controller, monkeypatch):
+    """The fast path never runs the controller or `controls`, forward or backward; the generic path does."""
+    layer = make_layer("deque", controller, True)
+    x = np.random.default_rng(0).normal(size=(BATCH, 3, FEATURES)).astype("float32")
+    layer(x)
+    fast = controller not in GENERIC_CONTROLLERS
+    assert (fast_path_reason(layer.cell) is None) == fast, fast_path_reason(layer.cell)
+    calls = _patch_calls(monkeypatch, layer)
+    outputs_and_gradients(layer, x)
+    if fast:
+        assert calls == []
+    else:
+        assert f"{layer.cell.name}.controls" in calls
+
+
+def test_unsupported_reasons():
+    """Every option the step kernels do not derive sends the cell to the generic path, saying why."""
+
+    def built(cell, features=4):
+        cell.build((None, features))
+        return cell
+
+    reason = step_kernels.unsupported_reason
+    for cell in [
+        keras.layers.LSTMCell(3),
+        keras.layers.GRUCell(3, reset_after=False, use_bias=False),
+        keras.layers.SimpleRNNCell(3, activation="sigmoid"),
+        keras.layers.StackedRNNCells([keras.layers.GRUCell(3), keras.layers.LSTMCell(2)]),
+        LinearController(),
+    ]:
+        assert reason(built(cell)) is None
+        assert step_kernels.step_kernel(cell) is not None
+    unsupported = {
+        "not built": keras.layers.LSTMCell(3),
+        "dropout": built(keras.layers.LSTMCell(3, dropout=0.5)),
+        "uses dropout": built(keras.layers.GRUCell(3, recurrent_dropout=0.1)),
+        "activation=": built(keras.layers.LSTMCell(3, activation="relu")),
+        "recurrent_activation=": built(keras.layers.GRUCell(3, recurrent_activation="hard_sigmoid")),
+        "only tanh, sigmoid and linear": built(keras.layers.SimpleRNNCell(3, activation="relu")),
+        "activity regulariser": built(keras.layers.LSTMCell(3, activity_regularizer="l2")),
+        "LSTMSubclass": built(LSTMSubclass(3)),
+        "UserCell": built(UserCell(3)),
+        "only LSTM, GRU and SimpleRNN cells": built(keras.layers.StackedRNNCells([keras.layers.LSTMCell(3), UserCell(2)])),
+    }
+    for expected, cell in unsupported.items():
+        assert expected in (reason(cell) or ""), (expected, reason(cell))
+        assert step_kernels.step_kernel(cell) is None
+
+    def memory_cell(controller, **options):
+        cell = StackCell(controller, memory_width=3, **options)
+        cell.build((None, 4))
+        return cell
+
+    assert fast_path_reason(memory_cell(keras.layers.LSTMCell(3))) is None
+    assert "output_activation" in fast_path_reason(memory_cell(keras.layers.LSTMCell(3), output_activation="relu"))
+    assert "value_activation" in fast_path_reason(memory_cell(keras.layers.LSTMCell(3), value_activation="softsign"))
+    mixed = memory_cell(keras.layers.LSTMCell(3, dtype="float32"), dtype="mixed_float16")
+    assert "computes in float32" in fast_path_reason(mixed)
+
+    class OwnControls(StackCell):
+        def controls(self, *args, **kwargs):
+            return super().controls(*args, **kwargs)
+
+    own = OwnControls(keras.layers.LSTMCell(3), memory_width=3)
+    own.build((None, 4))
+    assert "overrides `controls`" in fast_path_reason(own)
 
 
 @pytest.mark.parametrize("memory", list(CELLS))
 @pytest.mark.slow
 def test_fused_gradient_matches_finite_differences_in_float64(memory, float64):
-    """Directional derivatives of the fused path against central differences."""
-    _check_finite_differences(memory)
+    """Directional derivatives of the fused path against central differences.
 
-
-def _check_finite_differences(memory):
+    `float64_helpers.tanh` is a function of the user's, so this is the
+    generic path.
+    """
     keras.utils.set_random_seed(1)
     tanh = float64_helpers.tanh
     controller = keras.layers.LSTMCell(6, activation=tanh, dtype="float64")
     cell = CELLS[memory](controller, memory_width=3, output_activation=tanh, value_activation=tanh, dtype="float64")
+    _check_finite_differences(cell, fast=False)
+
+
+_FLOAT64_CONTROLLERS = {
+    "lstm": lambda: keras.layers.LSTMCell(6, dtype="float64"),
+    "gru": lambda: keras.layers.GRUCell(6, dtype="float64"),
+    "gru_reset_before": lambda: keras.layers.GRUCell(6, reset_after=False, dtype="float64"),
+    "simple": lambda: keras.layers.SimpleRNNCell(6, dtype="float64"),
+    "stacked": lambda: keras.layers.StackedRNNCells(
+        [keras.layers.LSTMCell(5, dtype="float64"), keras.layers.GRUCell(6, dtype="float64")], dtype="float64"
+    ),
+    "linear": lambda: LinearController(dtype="float64"),
+}
+
+
+@pytest.mark.parametrize(
+    "memory, controller",
+    [("stack", "lstm"), ("queue", "lstm"), ("deque", "lstm"), ("deque", "gru"), ("stack", "gru_reset_before"),
+     ("queue", "simple"), ("deque", "stacked"), ("stack", "linear")],
+)  # fmt: skip
+@pytest.mark.slow
+def test_fast_path_gradient_matches_finite_differences_in_float64(memory, controller, float64):
+    """The hand-derived backward of each step kernel against central differences."""
+    keras.utils.set_random_seed(1)
+    extra = {"output_size": 6} if controller == "linear" else {}
+    cell = CELLS[memory](_FLOAT64_CONTROLLERS[controller](), memory_width=3, dtype="float64", **extra)
+    _check_finite_differences(cell, fast=True)
+
+
+def _check_finite_differences(cell, fast):
     layer = MemoryRNN(cell, return_sequences=True, return_state=True, dtype="float64")
     rng = np.random.default_rng(3)
     x = rng.normal(size=(BATCH, LENGTH, FEATURES))
     layer(x)
     assert {v.dtype for v in layer.weights} == {"float64"}
+    assert (fast_path_reason(cell) is None) == fast, fast_path_reason(cell)
     variables = layer.trainable_variables
     origin = [np.array(v.numpy()) for v in variables]
     _, gradients = outputs_and_gradients(layer, x)
@@ -180,6 +430,44 @@ def _check_finite_differences(memory):
         np.testing.assert_allclose(predicted, measured, rtol=1e-6, atol=1e-8)
     for v, value in zip(variables, origin):
         v.assign(value)
+
+
+@pytest.mark.parametrize("memory, controller", [("stack", "lstm"), ("deque", "stacked"), ("queue", "user")])
+@pytest.mark.slow
+def test_mixed_float16_matches_float32(memory, controller):
+    """`mixed_float16` against float32 with the same weights, on both paths.
+
+    float16 keeps 11 significant bits (a relative rounding error of 4.9e-4
+    per operation). Over 7 steps the outputs and final states must stay
+    within 1e-2 of float32's, and every gradient within 2e-2 of its largest
+    entry (measured on both backends: at most 1.3e-3 and 2e-3). Inputs
+    near a kink of the memory's `min`/`max` can flip a branch in float16
+    and move a gradient by far more, on Keras' generic loop as much as on
+    the fused scan; these inputs are not near one.
+    """
+    mask = ragged_mask()
+    x = np.random.default_rng(0).normal(size=(BATCH, LENGTH, FEATURES)).astype("float32")
+    full = make_layer(memory, controller, True)
+    full(x[:, :1])
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        mixed = make_layer(memory, controller, True)
+        mixed(x[:, :1])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    mixed.set_weights(full.get_weights())
+    assert mixed.cell.compute_dtype == "float16" and mixed.cell.kernel.dtype == "float32"
+    fast = controller in CONTROLLERS
+    assert (fast_path_reason(mixed.cell) is None) == (fast_path_reason(full.cell) is None) == fast
+    got, got_grads = outputs_and_gradients(mixed, x, mask)
+    want, want_grads = outputs_and_gradients(full, x, mask)
+    for g, w in zip(got, want):
+        assert g.dtype == "float16"
+        np.testing.assert_allclose(g.astype("float32"), w, rtol=0, atol=1e-2)
+    for index, (g, w) in enumerate(zip(got_grads, want_grads)):
+        assert g.dtype == w.dtype, index
+        scale = max(np.abs(w).max(), 1e-3)
+        assert np.abs(g.astype("float32") - w).max() <= 2e-2 * scale, f"gradient {index}: {np.abs(g - w).max()} vs {scale}"
 
 
 @pytest.mark.slow
