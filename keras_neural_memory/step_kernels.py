@@ -561,7 +561,10 @@ def unsupported_reason(cell):
             return f"{cell.name!r} has no cells"
         for inner in cell.cells:
             if type(inner) not in _KERNELS:
-                return f"{cell.name!r} holds {type(inner).__name__} {inner.name!r}; only LSTM, GRU and SimpleRNN cells are composed"
+                return (
+                    f"{cell.name!r} holds {type(inner).__name__} {inner.name!r}; "
+                    "only LSTM, GRU and SimpleRNN cells are composed"
+                )
             reason = unsupported_reason(inner)
             if reason:
                 return reason

@@ -336,7 +336,9 @@ def test_unsupported_reasons():
         "activity regulariser": built(keras.layers.LSTMCell(3, activity_regularizer="l2")),
         "LSTMSubclass": built(LSTMSubclass(3)),
         "UserCell": built(UserCell(3)),
-        "only LSTM, GRU and SimpleRNN cells": built(keras.layers.StackedRNNCells([keras.layers.LSTMCell(3), UserCell(2)])),
+        "only LSTM, GRU and SimpleRNN cells": built(
+            keras.layers.StackedRNNCells([keras.layers.LSTMCell(3), UserCell(2)])
+        ),
     }
     for expected, cell in unsupported.items():
         assert expected in (reason(cell) or ""), (expected, reason(cell))
@@ -467,7 +469,8 @@ def test_mixed_float16_matches_float32(memory, controller):
     for index, (g, w) in enumerate(zip(got_grads, want_grads)):
         assert g.dtype == w.dtype, index
         scale = max(np.abs(w).max(), 1e-3)
-        assert np.abs(g.astype("float32") - w).max() <= 2e-2 * scale, f"gradient {index}: {np.abs(g - w).max()} vs {scale}"
+        error = np.abs(g.astype("float32") - w).max()
+        assert error <= 2e-2 * scale, f"gradient {index}: {error} vs scale {scale}"
 
 
 @pytest.mark.slow
