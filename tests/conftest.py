@@ -19,6 +19,26 @@ def float64():
         jax.config.update("jax_enable_x64", False)
 
 
+def release_compiled_programs():
+    """Drops JAX's compiled programs (no-op on other backends).
+
+    JAX keeps every program it compiles, eager operations included, and XLA
+    maps each into memory: one process running many tests reaches Linux's
+    default limit of 65,530 memory mappings (`vm.max_map_count`), and XLA's
+    compiler then crashes with a segmentation fault.
+    """
+    if keras.backend.backend() == "jax":
+        import jax
+
+        jax.clear_caches()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs_after_each_module():
+    yield
+    release_compiled_programs()
+
+
 def pytest_configure(config):
     # `pytest tests -m "not slow"` is the quick suite for development; CI runs everything.
     config.addinivalue_line("markers", "slow: trains models or builds datasets; skip with -m 'not slow'")

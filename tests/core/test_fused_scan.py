@@ -25,6 +25,7 @@ from keras import ops
 from keras_neural_memory import DequeCell, LinearController, MemoryRNN, QueueCell, StackCell, step_kernels
 from keras_neural_memory.fused_scan import fast_path_reason
 from tests import float64 as float64_helpers
+from tests.conftest import release_compiled_programs
 
 
 class UserCell(keras.layers.Layer):
@@ -85,18 +86,9 @@ BATCH, LENGTH, FEATURES = 3, 7, 4
 
 @pytest.fixture(autouse=True)
 def _release_compiled_programs():
-    """Drops JAX's compiled programs after each test.
-
-    JAX keeps every program it compiles, eager operations included, and XLA
-    maps each into memory: this module's tests alone reach Linux's default
-    limit of 65,530 memory mappings (`vm.max_map_count`) in one process,
-    and XLA's compiler then crashes with a segmentation fault.
-    """
+    """After each test: this module's tests alone compile enough programs to reach the mapping limit."""
     yield
-    if keras.backend.backend() == "jax":
-        import jax
-
-        jax.clear_caches()
+    release_compiled_programs()
 
 
 def make_layer(memory, controller, fused, dtype=None, cell_options=None, **kwargs):
