@@ -522,9 +522,11 @@ class _KernelControls:
         x = ops.concatenate([inputs, ops.cast(_rows(saved_reads), inputs.dtype)], axis=-1)
         states = [_rows(c) for c in saved_controller]
 
-        # The products over all rows in the variables' dtype: under mixed
-        # precision, float32 sums over `time * batch` rows.
-        variable_dtype = weights[self.heads_positions[0]].dtype
+        # The products over all rows in the widest of the variables' dtypes:
+        # under mixed precision, float32 sums over `time * batch` rows.
+        variable_dtype = keras.backend.result_type(
+            *[weights[p].dtype for p in self.kernel_positions + self.heads_positions]
+        )
         rows = [ops.cast(r, variable_dtype) for r in [x, controller_output, d_heads, *states, *kernel_saved, *d_pre]]
         x, controller_output, d_heads_rows = rows[:3]
         m, k = len(states), len(kernel_saved)
@@ -535,8 +537,10 @@ class _KernelControls:
         d_weights = [None] * len(weights)
         for position in self.float_positions:
             d_weights[position] = ops.zeros_like(weights[position])
+        # Summed, not assigned: a cell used twice in a `StackedRNNCells`
+        # holds the same variables at two positions of the kernel.
         for position, d in zip(self.kernel_positions + self.heads_positions, d_kernel + d_heads_weights):
-            d_weights[position] = ops.cast(d, weights[position].dtype)
+            d_weights[position] = d_weights[position] + ops.cast(d, weights[position].dtype)
 
         input_kernel = self.kernel.input_kernel(prepared["kernel"])
         if input_kernel is None:

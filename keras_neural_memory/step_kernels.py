@@ -551,6 +551,9 @@ def unsupported_reason(cell):
         return f"{cell.name!r} is not built"
     if getattr(cell, "activity_regularizer", None) is not None:
         return f"{cell.name!r} has an activity regulariser"
+    if not cell.autocast and cell.compute_dtype != cell.variable_dtype:
+        # Keras would run it in its variables' dtype, not the cell's compute dtype.
+        return f"{cell.name!r} has autocast=False under the {cell.dtype_policy.name} policy"
     kind = type(cell)
     if kind in _KERNELS:
         return _recurrent_cell_reason(cell)

@@ -80,7 +80,11 @@ GENERIC_CONTROLLERS = {
     "lstm_subclass": lambda: LSTMSubclass(6),
     "stacked_with_user": lambda: keras.layers.StackedRNNCells([keras.layers.LSTMCell(5), UserCell(6)]),
 }
-ALL_CONTROLLERS = {**CONTROLLERS, **KERNEL_OPTIONS, **GENERIC_CONTROLLERS}
+# One cell used twice: its input size (features + one read) equals its units.
+SHARED_CONTROLLERS = {
+    "stacked_shared": lambda: (lambda cell: keras.layers.StackedRNNCells([cell, cell]))(keras.layers.SimpleRNNCell(7)),
+}
+ALL_CONTROLLERS = {**CONTROLLERS, **KERNEL_OPTIONS, **GENERIC_CONTROLLERS, **SHARED_CONTROLLERS}
 BATCH, LENGTH, FEATURES = 3, 7, 4
 
 
@@ -244,6 +248,18 @@ def test_fused_matches_generic_options(options, controller):
 @pytest.mark.slow
 def test_fast_path_matches_generic_with_cell_options(controller):
     assert_paths_agree("deque", controller, mask=ragged_mask(), with_initial_state=True, fast=True)
+
+
+def test_fast_path_sums_the_gradients_of_a_cell_used_twice():
+    # The shared cell's variables take both uses' gradients, as autodiff of the loop does.
+    assert_paths_agree("stack", "stacked_shared", mask=ragged_mask(), fast=True)
+
+
+def test_fast_path_refuses_a_controller_without_autocast_under_mixed_precision():
+    # Keras would run such a cell in its variables' dtype, not in the cell's compute dtype.
+    controller = keras.layers.LSTMCell(6, autocast=False, dtype="mixed_float16")
+    controller.build((None, 7))
+    assert "autocast=False" in step_kernels.unsupported_reason(controller)
 
 
 @pytest.mark.parametrize(
