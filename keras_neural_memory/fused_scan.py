@@ -524,9 +524,9 @@ class _KernelControls:
 
         # The products over all rows in the widest of the variables' dtypes:
         # under mixed precision, float32 sums over `time * batch` rows.
-        variable_dtype = keras.backend.result_type(
-            *[weights[p].dtype for p in self.kernel_positions + self.heads_positions]
-        )
+        positions = self.kernel_positions + self.heads_positions
+        dtypes = {keras.backend.standardize_dtype(weights[p].dtype) for p in positions}
+        variable_dtype = next(d for d in _WIDEST_FIRST if d in dtypes)
         rows = [ops.cast(r, variable_dtype) for r in [x, controller_output, d_heads, *states, *kernel_saved, *d_pre]]
         x, controller_output, d_heads_rows = rows[:3]
         m, k = len(states), len(kernel_saved)
@@ -550,6 +550,11 @@ class _KernelControls:
         if step_rows.shape[-1] != self.features:
             d_inputs = ops.concatenate([d_inputs, self.heads.noise_gradient(d_heads)], axis=-1)
         return ops.reshape(ops.cast(d_inputs, steps.dtype), ops.shape(steps)), d_weights
+
+
+# Float dtypes from the widest down. (`keras.backend.result_type` is no
+# help here: on JAX it maps float64 to float32.)
+_WIDEST_FIRST = ("float64", "float32", "bfloat16", "float16")
 
 
 def _per_end(product, per_end_rows):
