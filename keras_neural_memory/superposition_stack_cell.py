@@ -16,10 +16,11 @@ class SuperpositionStackCell(keras.layers.Layer):
     The stack of Joulin & Mikolov (2015), "Inferring Algorithmic Patterns
     with Stack-Augmented Recurrent Nets", as the Stack-RNN of Delétang et
     al. (2023), "Neural Networks and the Chomsky Hierarchy", uses it (their
-    `models/stack_rnn.py`, google-deepmind/neural_networks_chomsky_hierarchy). The stack holds `stack_size` vectors of `stack_cell_size`, top
-    first, and starts as zeros. At step `t`, with `S_{t-1}` the stack:
+    `models/stack_rnn.py`, in google-deepmind/neural_networks_chomsky_hierarchy).
+    The stack holds `stack_size` vectors of `stack_cell_size`, top first,
+    and starts as zeros. At step `t`, with `S_{t-1}` the stack:
 
-        h_t, c_t = controller(concat(x_t, S_{t-1}[0]), c_{t-1})
+        h_t, state_t = controller(concat(x_t, S_{t-1}[0]), state_{t-1})
         v_t = W_v h_t + b_v                     (push value, no activation)
         a_t = softmax(W_a h_t + b_a)            (push, pop, no-op)
         S_t = a_t[push]  * [v_t, S_{t-1}[0], ..., S_{t-1}[n-2]]
@@ -117,8 +118,8 @@ class SuperpositionStackCell(keras.layers.Layer):
         output_size = _controller_output_size(controller)
         if output_size is None:
             raise ValueError(
-                f"`controller` must have a known output size (an `output_size` attribute or a state), "
-                f"which controller={controller.name!r} lacks: use a recurrent cell such as `keras.layers.LSTMCell(256)`."
+                "`controller` must have a known output size (an `output_size` attribute or a state), which "
+                f"controller={controller.name!r} lacks: use a recurrent cell such as `keras.layers.LSTMCell(256)`."
             )
         self.controller = controller
         self.stack_size = stack_size
@@ -208,5 +209,6 @@ class SuperpositionStackCell(keras.layers.Layer):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["controller"] = keras.saving.deserialize_keras_object(config["controller"], custom_objects=custom_objects)
+        controller = config["controller"]
+        config["controller"] = keras.saving.deserialize_keras_object(controller, custom_objects=custom_objects)
         return cls(**config)
