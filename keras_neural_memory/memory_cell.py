@@ -8,7 +8,7 @@ from keras import ops
 from keras import tree
 
 from keras_neural_memory import memory as memory_lib
-from keras_neural_memory.validation import check_int, check_positive_int, check_real
+from keras_neural_memory.validation import check_gate_activation, check_int, check_positive_int, check_real
 
 DEFAULT_CAPACITY = 256
 
@@ -58,6 +58,10 @@ _CELL_ARGUMENTS = """Args:
         input's length.
     pop_bias_init: Initial bias of the pop gate(s) (Appendix B); -1.0.
     push_bias_init: Initial bias of the push gate(s); 0.0.
+    gate_activation: Activation of the push and pop logits: "sigmoid", as
+        in the paper, or "hard_sigmoid" (`relu6(x + 3) / 6`), which is
+        exactly 0 below -3 and exactly 1 above 3, so that an end's push
+        can stop altogether rather than leak a little every step.
     output_activation: Activation of `o_t`; "tanh" as in the paper
         (Hao et al.'s linear controller uses None).
     value_activation: Activation of the pushed values; "tanh" as in the
@@ -157,6 +161,7 @@ class MemoryCell(keras.layers.Layer):
         capacity=DEFAULT_CAPACITY,
         pop_bias_init=-1.0,
         push_bias_init=0.0,
+        gate_activation="sigmoid",
         output_activation="tanh",
         value_activation="tanh",
         trainable_initial_state=False,
@@ -197,6 +202,7 @@ class MemoryCell(keras.layers.Layer):
             )
         for name, value in (("pop_bias_init", pop_bias_init), ("push_bias_init", push_bias_init)):
             check_real(name, value)
+        check_gate_activation(gate_activation)
         check_real("strength_noise", strength_noise, minimum=0)
         check_int("seed", seed, allow_none=True)
         controller_size = _controller_output_size(controller)
@@ -213,6 +219,7 @@ class MemoryCell(keras.layers.Layer):
         self.capacity = capacity
         self.pop_bias_init = float(pop_bias_init)
         self.push_bias_init = float(push_bias_init)
+        self.gate_activation = gate_activation
         self.output_activation = keras.activations.get(output_activation)
         self.value_activation = keras.activations.get(value_activation)
         self.trainable_initial_state = bool(trainable_initial_state)
@@ -399,8 +406,9 @@ class MemoryCell(keras.layers.Layer):
             noise = ops.cast(noise, heads.dtype)
             push_logits = push_logits + noise[:, : self.num_ends]
             pop_logits = pop_logits + noise[:, self.num_ends :]
-        pops = ops.sigmoid(pop_logits)
-        pushes = ops.sigmoid(push_logits)
+        gate = keras.activations.get(self.gate_activation)
+        pops = gate(pop_logits)
+        pushes = gate(push_logits)
         return output, tree.flatten(new_controller_states), values, pops, pushes
 
     def pack_states(self, output, controller_states, reads, memory_state):
@@ -453,6 +461,7 @@ class MemoryCell(keras.layers.Layer):
                 "capacity": self.capacity,
                 "pop_bias_init": self.pop_bias_init,
                 "push_bias_init": self.push_bias_init,
+                "gate_activation": self.gate_activation,
                 "output_activation": keras.activations.serialize(self.output_activation),
                 "value_activation": keras.activations.serialize(self.value_activation),
                 "trainable_initial_state": self.trainable_initial_state,

@@ -21,7 +21,13 @@ from keras_neural_memory.memory_cell import MemoryCell
 from keras_neural_memory.memory_rnn import MemoryRNN
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
-from keras_neural_memory.validation import check_choice, check_lstm_layers, check_positive_int, check_strength_noise
+from keras_neural_memory.validation import (
+    check_choice,
+    check_gate_activation,
+    check_lstm_layers,
+    check_positive_int,
+    check_strength_noise,
+)
 
 MEMORY_CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
 MEMORY_KINDS = ("stack", "queue", "deque", "lstm")
@@ -44,6 +50,7 @@ def build_transducer(
     embedding_dim=64,
     pop_bias_init=-1.0,
     strength_noise=0.0,
+    gate_activation="sigmoid",
     name=None,
 ):
     """The paper's transducer: embeddings, a recurrent core, a softmax layer.
@@ -69,6 +76,8 @@ def build_transducer(
         pop_bias_init: Initial pop-gate bias of memory models.
         strength_noise: The memory cell's `strength_noise`: Gaussian noise
             on the push and pop logits while training (memory models only).
+        gate_activation: The memory cell's `gate_activation`, "sigmoid"
+            (the paper) or "hard_sigmoid" (memory models only).
         name: Model name; defaults to e.g. "stack_lstm_256".
 
     Returns:
@@ -100,6 +109,7 @@ def build_transducer(
         check_positive_int(arg, value)
     check_lstm_layers(lstm_layers, memory)
     check_strength_noise(strength_noise, memory)
+    check_gate_activation(gate_activation, memory)
     from tfds_tasks import joint
 
     inputs = keras.Input((None,), dtype="int32", name="joint_ids")
@@ -117,6 +127,7 @@ def build_transducer(
             memory_width=memory_width,
             pop_bias_init=pop_bias_init,
             strength_noise=strength_noise,
+            gate_activation=gate_activation,
         )
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
         default_name = f"{memory}_lstm_{hidden_size}"

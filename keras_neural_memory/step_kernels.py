@@ -30,8 +30,8 @@ lists of `(batch, n)` tensors (rows of all steps in `weight_gradients`).
 `step_kernel(cell)` gives the kernel of a supported controller, and
 `unsupported_reason(cell)` says why a cell has none. A cell is supported
 only where every option it has is derived here; anything else (a subclass,
-a user's cell, an activation other than tanh, sigmoid or linear, dropout,
-an activity regulariser) has no kernel, and the fused scan runs it through
+a user's cell, an activation other than tanh, sigmoid, hard sigmoid or
+linear, dropout, an activity regulariser) has no kernel, and the fused scan runs it through
 its generic path. Weight regularisers and constraints act on the variables
 outside the step and do not matter here; `unit_forget_bias` only sets the
 initial bias.
@@ -59,10 +59,17 @@ class _Activation:
 
     Only activations whose derivative is a function of the output are
     supported, so that the backward pass needs no pre-activation: tanh,
-    sigmoid and linear (Keras' `activation=None`).
+    sigmoid, linear (Keras' `activation=None`) and hard sigmoid
+    (`relu6(x + 3) / 6`, slope 1/6 where its output is strictly between 0
+    and 1, and 0 where it is clipped).
     """
 
-    KINDS = {"tanh": keras.activations.tanh, "sigmoid": keras.activations.sigmoid, "linear": keras.activations.linear}
+    KINDS = {
+        "tanh": keras.activations.tanh,
+        "sigmoid": keras.activations.sigmoid,
+        "linear": keras.activations.linear,
+        "hard_sigmoid": keras.activations.hard_sigmoid,
+    }
 
     def __init__(self, fn):
         self.kind = self.kind_of(fn)
@@ -82,6 +89,8 @@ class _Activation:
             return backend_ops.tanh(x)
         if self.kind == "sigmoid":
             return ops.sigmoid(x)
+        if self.kind == "hard_sigmoid":
+            return ops.hard_sigmoid(x)
         return x
 
     def backward(self, y, dy):
@@ -90,6 +99,9 @@ class _Activation:
             return dy * (1.0 - y * y)
         if self.kind == "sigmoid":
             return dy * (y * (1.0 - y))
+        if self.kind == "hard_sigmoid":
+            inside = ops.logical_and(ops.greater(y, 0.0), ops.less(y, 1.0))
+            return ops.where(inside, dy / 6.0, ops.zeros_like(dy))
         return dy
 
 
@@ -534,7 +546,10 @@ def _recurrent_cell_reason(cell):
     names = ["activation"] + (["recurrent_activation"] if hasattr(cell, "recurrent_activation") else [])
     for name in names:
         if _Activation.kind_of(getattr(cell, name)) is None:
-            return f"{cell.name!r} has {name}={getattr(cell, name)!r}; only tanh, sigmoid and linear are derived"
+            return (
+                f"{cell.name!r} has {name}={getattr(cell, name)!r}; "
+                "only tanh, sigmoid, hard sigmoid and linear are derived"
+            )
     return None
 
 
@@ -543,7 +558,7 @@ def unsupported_reason(cell):
 
     Supported: `keras.layers.LSTMCell`, `GRUCell` (either `reset_after`),
     `SimpleRNNCell`, with or without bias, activations and recurrent
-    activations among tanh, sigmoid and linear, no dropout; a
+    activations among tanh, sigmoid, hard sigmoid and linear, no dropout; a
     `keras.layers.StackedRNNCells` of such cells; `LinearController`. The
     type must be exactly one of these: a subclass may change the step.
     """
@@ -598,7 +613,7 @@ class MemoryHeads:
 
     The operations of `MemoryCell.controls` after the controller, in its
     order: `heads = o'_t K + b`, then the output and value activations and
-    the sigmoids of the push and pop logits (plus the step's strength
+    the gate activation of the push and pop logits (plus the step's strength
     noise, when `MemoryRNN` draws it). Their derivatives are taken from the
     activations, which `forward` returns and the scan saves.
 
@@ -611,6 +626,7 @@ class MemoryHeads:
         self.ends = cell.num_ends
         self.output_activation = _Activation(cell.output_activation)
         self.value_activation = _Activation(cell.value_activation)
+        self.gate_activation = _Activation(keras.activations.get(cell.gate_activation))
         output_slice, *end_slices = cell._head_slices
         self.output_slice = output_slice
         self.push_slices, self.pop_slices, self.value_slices = end_slices[0::3], end_slices[1::3], end_slices[2::3]
@@ -624,7 +640,7 @@ class MemoryHeads:
         """Why a memory cell's heads are not derived here, or None."""
         for name in ("output_activation", "value_activation"):
             if _Activation.kind_of(getattr(cell, name)) is None:
-                return f"{name}={getattr(cell, name)!r}; only tanh, sigmoid and linear are derived"
+                return f"{name}={getattr(cell, name)!r}; only tanh, sigmoid, hard sigmoid and linear are derived"
         return None
 
     def forward(self, w, controller_output, noise=None):
@@ -638,7 +654,7 @@ class MemoryHeads:
             noise = ops.cast(noise, heads.dtype)
             push_logits = push_logits + noise[:, : self.ends]
             pop_logits = pop_logits + noise[:, self.ends :]
-        return output, values, ops.sigmoid(pop_logits), ops.sigmoid(push_logits)
+        return output, values, self.gate_activation(pop_logits), self.gate_activation(push_logits)
 
     @staticmethod
     def transposes(w):
@@ -653,8 +669,8 @@ class MemoryHeads:
         the strength noise.
         """
         output, values, pops, pushes = activations
-        d_pop_logits = d_pops * (pops * (1.0 - pops))
-        d_push_logits = d_pushes * (pushes * (1.0 - pushes))
+        d_pop_logits = self.gate_activation.backward(pops, d_pops)
+        d_push_logits = self.gate_activation.backward(pushes, d_pushes)
         columns = [self.output_activation.backward(output, d_output)]
         for end in range(self.ends):
             columns += [

@@ -10,6 +10,9 @@ configuration and its command-line argument types from the same checks.
 import math
 import numbers
 
+#: The activations a memory's push or pop gate may have: both map every logit into [0, 1].
+GATE_ACTIVATIONS = ("sigmoid", "hard_sigmoid")
+
 
 class InvalidArgumentError(ValueError):
     """A value out of its argument's range.
@@ -143,6 +146,30 @@ def check_strength_noise(strength_noise, memory):
             f"`strength_noise` applies to memory models, not memory='lstm'; received strength_noise={strength_noise!r}. "
             "Choose memory 'stack', 'queue' or 'deque', or strength_noise=0.",
             "0 without a memory",
+        )
+
+
+def check_gate_activation(gate_activation, memory=None):
+    """Checks `gate_activation`: one of `GATE_ACTIVATIONS`, and "sigmoid" for a model without a memory.
+
+    Example:
+
+    >>> check_gate_activation("hard_sigmoid", "lstm")
+    Traceback (most recent call last):
+    ...
+    keras_neural_memory.validation.InvalidArgumentError: `gate_activation` applies to memory models, not memory='lstm'; received gate_activation='hard_sigmoid'. Choose memory 'stack', 'queue' or 'deque', or gate_activation='sigmoid'.
+    """
+    if gate_activation not in GATE_ACTIVATIONS:
+        raise InvalidArgumentError(
+            f"`gate_activation` must be one of {', '.join(map(repr, GATE_ACTIVATIONS))}; "
+            f"received gate_activation={gate_activation!r}.",
+            "one of " + ", ".join(GATE_ACTIVATIONS),
+        )
+    if gate_activation != "sigmoid" and memory == "lstm":
+        raise InvalidArgumentError(
+            f"`gate_activation` applies to memory models, not memory='lstm'; received gate_activation={gate_activation!r}. "
+            "Choose memory 'stack', 'queue' or 'deque', or gate_activation='sigmoid'.",
+            "sigmoid without a memory",
         )
 
 

@@ -21,7 +21,7 @@ import sys
 
 from keras_neural_memory.experiments.config import PAPER_LEARNING_RATES, PAPER_MODELS, SCALES, RunConfig, UsageError
 from keras_neural_memory.models import CONTROLLERS, MEMORY_KINDS
-from keras_neural_memory.validation import InvalidArgumentError, check_positive_int, check_real
+from keras_neural_memory.validation import GATE_ACTIVATIONS, InvalidArgumentError, check_positive_int, check_real
 
 
 def _argument_type(parse, check, noun, **bounds):
@@ -111,6 +111,9 @@ def parser():
     train.add_argument("--learning-rate", type=positive_float, default=5e-3, help="default 5e-3, from the paper's grid")
     train.add_argument("--strength-noise", type=non_negative_float, default=0.0, metavar="STDDEV",
                        help="Gaussian noise on the push and pop logits while training (memory models; default 0)")
+    train.add_argument("--gate-activation", choices=GATE_ACTIVATIONS, default="sigmoid",
+                       help="activation of the push and pop gates (memory models): sigmoid, as in the paper, "
+                            "or hard_sigmoid, which reaches exactly 0 and 1")
     train.add_argument("--batch-size", type=positive_int, default=10)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--output-dir", help="the run's folder; default: runs/TASK-MEMORY-SCALE")
@@ -162,7 +165,7 @@ def cmd_train(args):
     config = RunConfig(
         args.task, memory=args.memory, lstm_layers=args.lstm_layers, controller=args.controller, scale=args.scale,
         hidden_size=args.hidden_size, memory_width=args.memory_width, learning_rate=args.learning_rate,
-        strength_noise=args.strength_noise, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
+        strength_noise=args.strength_noise, gate_activation=args.gate_activation, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
         stop_at_coarse=args.stop_at_coarse, validation_examples=args.validation_examples,
         eval_examples=args.eval_examples, seed=args.seed, output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
     )  # fmt: skip

@@ -9,6 +9,7 @@ import dataclasses
 from keras_neural_memory.models import CONTROLLERS, DEFAULT_LSTM_LAYERS, MEMORY_KINDS
 from keras_neural_memory.validation import (
     check_choice,
+    check_gate_activation,
     check_int,
     check_lstm_layers,
     check_positive_int,
@@ -101,6 +102,8 @@ class RunConfig:
         learning_rate: RMSProp learning rate.
         strength_noise: The memory cell's `strength_noise` (Gaussian noise
             on the push and pop logits while training); memory models only.
+        gate_activation: The memory cell's `gate_activation`: "sigmoid"
+            (the paper) or "hard_sigmoid"; memory models only.
         batch_size: Examples per batch (the paper: 10).
         epochs: Most epochs to train.
         steps_per_epoch: Batches per epoch.
@@ -136,6 +139,7 @@ class RunConfig:
     memory_width: int | None = None
     learning_rate: float = 5e-3
     strength_noise: float = 0.0
+    gate_activation: str = "sigmoid"
     batch_size: int = 10
     epochs: int | None = None
     steps_per_epoch: int | None = None
@@ -160,6 +164,7 @@ class RunConfig:
             check_positive_int(name, getattr(self, name), allow_none=True)
         check_real("learning_rate", self.learning_rate, above=0)
         check_strength_noise(self.strength_noise, self.memory)
+        check_gate_activation(self.gate_activation, self.memory)
         if self.stop_at_coarse is not None:
             check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
         check_int("seed", self.seed)
@@ -225,6 +230,8 @@ class RunConfig:
         # Options left off are recorded as before they existed, so those runs still match.
         if not record["strength_noise"]:
             del record["strength_noise"]
+        if record["gate_activation"] == "sigmoid":
+            del record["gate_activation"]
         if record["validation_examples"] is None:
             del record["validation_examples"]
         return record

@@ -55,7 +55,10 @@ def build_model(setup, config):
             memory_width=config.memory_width,
             lstm_layers=config.lstm_layers,
             strength_noise=config.strength_noise,
+            gate_activation=config.gate_activation,
         )
+    if config.gate_activation != "sigmoid":
+        raise UsageError(f"task {setup.name} (Hao et al.) takes --gate-activation sigmoid, not {config.gate_activation}")
     if config.memory not in ("stack", "lstm"):
         raise UsageError(f"task {setup.name} takes --memory stack or lstm (Hao et al.), not {config.memory!r}")
     return models.build_hao_model(

@@ -34,6 +34,8 @@ def test_settings_are_what_makes_two_runs_the_same_run():
     # A newer option enters the settings only when it is used, for the same reason.
     noisy = RunConfig("sequence_copy", strength_noise=1.0).settings()
     assert noisy["strength_noise"] == 1.0 and noisy != a.settings()
+    hard = RunConfig("sequence_copy", gate_activation="hard_sigmoid").settings()
+    assert hard["gate_activation"] == "hard_sigmoid" and hard != a.settings()
 
 
 @pytest.mark.parametrize(
@@ -47,6 +49,8 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         (dict(stop_at_coarse=1.5), "`stop_at_coarse` must be a finite number above 0 and <= 1"),
         (dict(strength_noise=-1.0), "`strength_noise` must be a finite number >= 0"),
         (dict(memory="lstm", strength_noise=1.0), "`strength_noise` applies to memory models, not memory='lstm'"),
+        (dict(gate_activation="relu"), "`gate_activation` must be one of 'sigmoid', 'hard_sigmoid'"),
+        (dict(memory="lstm", gate_activation="hard_sigmoid"), "`gate_activation` applies to memory models, not memory='lstm'"),
         (dict(memory="queue", lstm_layers=2), "`lstm_layers` sets the depth of the LSTM baseline, not of memory='queue'"),
         (dict(task="cumulative_xor", memory="lstm", lstm_layers=2), "has models of one controller layer; leave out --lstm-layers 2"),
         (dict(task="sequence_copying"), "unknown task 'sequence_copying'; choose one of: "),

@@ -180,7 +180,7 @@ def test_keras_file_round_trip_is_identical(tmp_path, cell_cls, kind):
 @pytest.mark.parametrize("cell_cls", CELLS)
 @pytest.mark.parametrize("controller", ["lstm", "linear", "custom"])
 def test_config_round_trip(cell_cls, controller):
-    cell = make_cell(cell_cls, controller, capacity=17, push_bias_init=0.25)
+    cell = make_cell(cell_cls, controller, capacity=17, push_bias_init=0.25, gate_activation="hard_sigmoid")
     clone = cell_cls.from_config(cell.get_config())
     assert clone.get_config() == cell.get_config()
     assert clone.state_size == cell.state_size
@@ -194,6 +194,18 @@ def test_pop_bias_is_initialised():
     bias = keras.ops.convert_to_numpy(cell.bias)
     per_end = [0.5, -1.0] + [0.0] * 4
     np.testing.assert_array_equal(bias, [0.0] * 8 + per_end * 2)
+
+
+def test_hard_sigmoid_gates_push_and_pop_exactly_zero_and_one():
+    cell = make_cell(DequeCell, gate_activation="hard_sigmoid", push_bias_init=-10.0, pop_bias_init=10.0)
+    x = np.random.default_rng(0).normal(size=(2, 5, 3)).astype("float32")
+    layer = MemoryRNN(cell, return_sequences=True)
+    layer(x)
+    trace = trace_memory(layer, x)
+    # With small weights the logits stay near the biases, far past the clipping points.
+    np.testing.assert_array_equal(trace["push"], 0.0)
+    np.testing.assert_array_equal(trace["pop"], 1.0)
+    np.testing.assert_array_equal(trace["strengths"], 0.0)
 
 
 # ------------------------------------------------------- precision, state
@@ -266,6 +278,8 @@ def test_trace_matches_the_layer(cell_cls):
         ({"pop_bias_init": "high"}, TypeError, "pop_bias_init"),
         ({"pop_bias_init": None}, TypeError, "pop_bias_init"),
         ({"push_bias_init": True}, TypeError, "push_bias_init"),
+        ({"gate_activation": "relu"}, ValueError, "gate_activation"),
+        ({"gate_activation": None}, ValueError, "gate_activation"),
     ],
 )
 def test_bad_arguments_name_the_argument(kwargs, error, name):

@@ -22,7 +22,7 @@ import pytest
 
 from keras import ops
 
-from keras_neural_memory import DequeCell, LinearController, MemoryRNN, QueueCell, StackCell, step_kernels
+from keras_neural_memory import DequeCell, LinearController, MemoryRNN, QueueCell, StackCell, step_kernels, trace_memory
 from keras_neural_memory.fused_scan import fast_path_reason
 from tests import float64 as float64_helpers
 from tests.conftest import release_compiled_programs
@@ -67,6 +67,7 @@ KERNEL_OPTIONS = {
     "gru_reset_before": lambda: keras.layers.GRUCell(6, reset_after=False),
     "gru_reset_before_no_bias": lambda: keras.layers.GRUCell(6, reset_after=False, use_bias=False),
     "gru_no_bias": lambda: keras.layers.GRUCell(6, use_bias=False, activation=None),
+    "gru_hard_sigmoid": lambda: keras.layers.GRUCell(6, recurrent_activation="hard_sigmoid"),
     "simple_linear_no_bias": lambda: keras.layers.SimpleRNNCell(6, activation=None, use_bias=False),
     "stacked_three": lambda: keras.layers.StackedRNNCells(
         [keras.layers.SimpleRNNCell(4), keras.layers.GRUCell(5, reset_after=False), keras.layers.LSTMCell(6)]
@@ -76,7 +77,7 @@ KERNEL_OPTIONS = {
 GENERIC_CONTROLLERS = {
     "user": lambda: UserCell(6),
     "lstm_relu": lambda: keras.layers.LSTMCell(6, activation="relu"),
-    "gru_hard_sigmoid": lambda: keras.layers.GRUCell(6, recurrent_activation="hard_sigmoid"),
+    "gru_relu_gates": lambda: keras.layers.GRUCell(6, recurrent_activation="relu"),
     "lstm_subclass": lambda: LSTMSubclass(6),
     "stacked_with_user": lambda: keras.layers.StackedRNNCells([keras.layers.LSTMCell(5), UserCell(6)]),
 }
@@ -267,6 +268,7 @@ def test_fast_path_refuses_a_controller_without_autocast_under_mixed_precision()
     [
         ("stack", "linear", {"output_activation": None, "value_activation": "sigmoid"}),  # Hao et al.
         ("queue", "gru", {"output_activation": "sigmoid", "trainable_initial_state": True}),
+        ("deque", "lstm", {"gate_activation": "hard_sigmoid"}),
     ],
 )
 @pytest.mark.slow
@@ -339,8 +341,8 @@ def test_unsupported_reasons():
         "dropout": built(keras.layers.LSTMCell(3, dropout=0.5)),
         "uses dropout": built(keras.layers.GRUCell(3, recurrent_dropout=0.1)),
         "activation=": built(keras.layers.LSTMCell(3, activation="relu")),
-        "recurrent_activation=": built(keras.layers.GRUCell(3, recurrent_activation="hard_sigmoid")),
-        "only tanh, sigmoid and linear": built(keras.layers.SimpleRNNCell(3, activation="relu")),
+        "recurrent_activation=": built(keras.layers.GRUCell(3, recurrent_activation="relu")),
+        "only tanh, sigmoid, hard sigmoid and linear": built(keras.layers.SimpleRNNCell(3, activation="relu")),
         "activity regulariser": built(keras.layers.LSTMCell(3, activity_regularizer="l2")),
         "LSTMSubclass": built(LSTMSubclass(3)),
         "UserCell": built(UserCell(3)),
@@ -411,6 +413,20 @@ def test_fast_path_gradient_matches_finite_differences_in_float64(memory, contro
     extra = {"output_size": 6} if controller == "linear" else {}
     cell = CELLS[memory](_FLOAT64_CONTROLLERS[controller](), memory_width=3, dtype="float64", **extra)
     _check_finite_differences(cell, fast=True)
+
+
+@pytest.mark.slow
+def test_fast_path_gradient_with_hard_sigmoid_gates_matches_finite_differences_in_float64(float64):
+    """Hard-sigmoid gates: slope 1/6 inside (0, 1), none where clipped (logits of both kinds drawn)."""
+    keras.utils.set_random_seed(1)
+    cell = CELLS["deque"](
+        _FLOAT64_CONTROLLERS["lstm"](), memory_width=3, dtype="float64", gate_activation="hard_sigmoid",
+        kernel_initializer=keras.initializers.RandomNormal(stddev=2.0, seed=2), push_bias_init=-3.0, pop_bias_init=3.0,
+    )  # biases at the clipping points, so that some strengths are clipped and some not  # fmt: skip
+    _check_finite_differences(cell, fast=True)
+    trace = trace_memory(cell, np.random.default_rng(3).normal(size=(BATCH, LENGTH, FEATURES)))
+    strengths = np.concatenate([trace["push"].ravel(), trace["pop"].ravel()])
+    assert np.any(strengths == 0.0) and np.any((strengths > 0) & (strengths < 1))
 
 
 def _check_finite_differences(cell, fast):
