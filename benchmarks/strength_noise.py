@@ -43,6 +43,7 @@ from keras_neural_memory.experiments import data, evaluation, training
 from keras_neural_memory.experiments.cli import list_of, non_negative_float, positive_float, positive_int
 from keras_neural_memory.experiments.config import SCALES, RunConfig
 from keras_neural_memory.experiments.files import write_atomically
+from marked_part import write_part
 from strength_drift import TRACEABLE, fraction, traces
 
 TASK, STEPS_PER_EPOCH = "bigram_flip", 250
@@ -145,33 +146,9 @@ def main(argv=None):
                       flush=True)  # fmt: skip
                 rows.append((memory, noise, seed, results, accuracy, fraction))
     if args.output:
-        write_part(pathlib.Path(args.output), args.scale, report(args, rows, argv))
+        write_part(pathlib.Path(args.output), f"benchmarks/strength_noise.py --scale {args.scale}",
+                   report(args, rows, argv), "# Bigram flipping with `strength_noise`")  # fmt: skip
         print(f"wrote {args.output}")
-
-
-def markers(scale):
-    """The lines that open and close the part of a page that a run at `scale` writes."""
-    name = f"benchmarks/strength_noise.py --scale {scale}"
-    return (
-        f"<!-- Written by {name} down to the closing marker; the text around it is kept. -->",
-        f"<!-- End of the part written by {name}. -->",
-    )
-
-
-def write_part(output, scale, part):
-    """Writes `part` between the markers of `scale` in `output`, keeping the rest of the file."""
-    begin, end = markers(scale)
-    block = f"{begin}\n\n{part}\n{end}\n"
-    text = output.read_text() if output.exists() else ""
-    if begin in text and end in text.split(begin, 1)[1]:
-        head, rest = text.split(begin, 1)
-        text = head + block + rest.split(end, 1)[1].removeprefix("\n")
-    elif text:
-        text = text.rstrip("\n") + "\n\n" + block
-    else:
-        text = "# Bigram flipping with `strength_noise`\n\n" + block
-    output.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(output, text)
 
 
 def report(args, rows, argv):

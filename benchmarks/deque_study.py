@@ -1,0 +1,192 @@
+"""What makes the DeQue-LSTM learn copy and reversal: conditions, seeds, memory traces.
+
+At the default scale (training strings of length 8-16, test 17-32, 32
+symbols, LSTM 64, memory width 32) this trains, for every task, condition
+and seed, `neural-memory train` with the condition's options, in epochs of
+100 batches, until the held-out coarse accuracy at training lengths
+reaches 0.99 at two consecutive epochs (`--stop-at-coarse 0.99
+--validation-examples 200`) or the budget runs out. For each run it
+records:
+
+- "batches": the batches trained (at the stop, or the whole budget);
+- train and test coarse accuracy on 500 fresh strings each;
+- a memory trace of 50 training-length strings (`strength_drift.drift`):
+  per end, the mean push while the source is read, the pop summed over
+  those steps, and the mean push and pop while the target is written.
+
+The baselines are the Queue-LSTM on copy and the Stack-LSTM on reversal,
+whose batches the DeQue is compared with. Every run resumes where it
+stopped, and a finished run is not retrained (`train`'s guarantees), so
+starting the same command again only does what is missing.
+
+It writes every run to `--record` (JSON, written atomically) and the
+tables to the marked part of `--output`.
+
+Usage:
+    python benchmarks/deque_study.py [--tasks sequence_copy,sequence_reversal] \\
+        [--conditions sigmoid,hard_sigmoid] [--seeds 0,1,2,3,4] [--epochs 60] \\
+        [--runs-dir runs/deque-study] [--record docs/results/deque_study_runs.json] \\
+        [--output docs/results/deque.md]
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+
+from keras_neural_memory.experiments import data, training
+from keras_neural_memory.experiments.cli import list_of, positive_int
+from keras_neural_memory.experiments.config import SCALES, RunConfig
+from keras_neural_memory.experiments.files import write_atomically
+from marked_part import write_part
+from strength_drift import drift
+
+SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES, TRACED = "default", 100, 0.99, 200, 50
+
+# A condition: the memory it trains and the options of `neural-memory train` it adds.
+CONDITIONS = {
+    "queue": dict(memory="queue"),
+    "stack": dict(memory="stack"),
+    "sigmoid": dict(memory="deque"),
+    "hard_sigmoid": dict(memory="deque", gate_activation="hard_sigmoid"),
+}
+# The memory the DeQue is measured against on each task.
+BASELINES = {"sequence_copy": "queue", "sequence_reversal": "stack"}
+
+
+def condition_name(text):
+    """argparse type: a key of `CONDITIONS`."""
+    if text not in CONDITIONS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(CONDITIONS)}")
+    return text
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tasks", type=list_of(str), default=list(BASELINES))
+    parser.add_argument("--conditions", type=list_of(condition_name), default=["sigmoid", "hard_sigmoid"],
+                        help="DeQue conditions; each task's baseline is added")  # fmt: skip
+    parser.add_argument("--seeds", type=list_of(int), default=[0, 1, 2, 3, 4])
+    parser.add_argument("--epochs", type=positive_int, default=60, help=f"most epochs of {STEPS_PER_EPOCH} batches")
+    parser.add_argument("--runs-dir", default="runs/deque-study")
+    parser.add_argument("--record", default="docs/results/deque_study_runs.json")
+    parser.add_argument("--output", default="docs/results/deque.md", help="markdown page ('' to skip)")
+    args = parser.parse_args(argv)
+    unknown = [task for task in args.tasks if task not in BASELINES]
+    if unknown:
+        parser.error(f"--tasks takes {', '.join(BASELINES)}; received {', '.join(unknown)}")
+    return args
+
+
+def study_run(args, task, condition, seed):
+    """Trains (or reuses) one run and returns its row of the record."""
+    options = CONDITIONS[condition]
+    config = RunConfig(
+        task, scale=SCALE, seed=seed, epochs=args.epochs, steps_per_epoch=STEPS_PER_EPOCH, stop_at_coarse=STOP_AT,
+        validation_examples=VALIDATION_EXAMPLES, output_dir=str(pathlib.Path(args.runs_dir) / f"{task}-{condition}-seed{seed}"),
+        verbose=0, **options,
+    )  # fmt: skip
+    results = training.train(config)
+    row = {
+        "task": task,
+        "condition": condition,
+        "seed": seed,
+        "settings": results["settings"],
+        "batches": results["batches"],
+        # Stopping before the budget means held-out coarse accuracy reached STOP_AT.
+        "converged": results["batches"] < args.epochs * STEPS_PER_EPOCH,
+        "train_coarse": results["train_accuracy"]["coarse"],
+        "test_coarse": results["test_accuracy"]["coarse"],
+        "test_fine": results["test_accuracy"]["fine"],
+        "segments": results.get("segments"),
+    }
+    if not results["diverged"]:
+        import keras
+
+        model = keras.saving.load_model(pathlib.Path(results["output_dir"]) / "model.keras")
+        setup = data.task_setup(task, SCALE)
+        row["trace"] = drift(model, options["memory"], setup, TRACED)
+    return row
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    record_path = pathlib.Path(args.record)
+    rows = {(r["task"], r["condition"], r["seed"]): r for r in _read(record_path)}
+    for task in args.tasks:
+        for condition in [BASELINES[task], *args.conditions]:
+            for seed in args.seeds:
+                row = study_run(args, task, condition, seed)
+                rows[task, condition, seed] = row
+                print(f"{task} {condition} seed {seed}: {row['batches']} batches, "
+                      f"train {row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
+                write_atomically(record_path, json.dumps(list(rows.values()), indent=1) + "\n")
+    if args.output:
+        write_part(pathlib.Path(args.output), "benchmarks/deque_study.py", report(list(rows.values()), args, argv),
+                   "# The DeQue-LSTM on copy and reversal")  # fmt: skip
+        print(f"wrote {args.output}")
+
+
+def _read(path):
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+LEARNED = 0.95
+
+
+def _span(values, digits=3):
+    low, high = min(values), max(values)
+    return f"{low:.{digits}f}" if low == high else f"{low:.{digits}f}-{high:.{digits}f}"
+
+
+def report(rows, args, argv):
+    """The markdown of the record: per task, a row per condition, then the DeQue's memory traces."""
+    scale = SCALES[SCALE]
+    command = " ".join(["python benchmarks/deque_study.py", *(argv if argv is not None else sys.argv[1:])])
+    lines = [
+        f"- Command: `{command}`",
+        f"- Default scale: training strings of length {scale['train'][0]}-{scale['train'][1]}, test"
+        f" {scale['test'][0]}-{scale['test'][1]}, {scale['vocab']} symbols, LSTM {scale['hidden']}, memory width"
+        f" {scale['width']}; RMSProp 5e-3, batch 10. Each run stops once its coarse accuracy on"
+        f" {VALIDATION_EXAMPLES} held-out training-length strings reaches {STOP_AT} at two consecutive epochs of"
+        f" {STEPS_PER_EPOCH} batches, or at its budget. Accuracy on 500 fresh strings; a run *learns* the task when"
+        f" its test coarse accuracy is at least {LEARNED}.",
+        "",
+    ]
+    for task in BASELINES:
+        task_rows = [r for r in rows if r["task"] == task]
+        if not task_rows:
+            continue
+        lines += [f"### {task}", "", "| condition | learned | batches (median, range) | train coarse | test coarse |",
+                  "|---|--:|--:|--:|--:|"]  # fmt: skip
+        for condition in CONDITIONS:
+            runs = sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"])
+            if not runs:
+                continue
+            batches = sorted(r["batches"] for r in runs)
+            learned = sum(r["test_coarse"] >= LEARNED for r in runs)
+            lines.append(
+                f"| {condition} | {learned} / {len(runs)} (seeds {','.join(str(r['seed']) for r in runs)}) |"
+                f" {batches[len(batches) // 2]:,} ({batches[0]:,}-{batches[-1]:,}) |"
+                f" {_span([r['train_coarse'] for r in runs])} | {_span([r['test_coarse'] for r in runs])} |"
+            )
+        lines += ["", "Memory traces, the range over the seeds of each run's mean over 50 training-length strings:", "",
+                  "| condition | end | push (source) | pop before output | push (target) | pop (target) |",
+                  "|---|---|--:|--:|--:|--:|"]  # fmt: skip
+        for condition in CONDITIONS:
+            runs = [r for r in task_rows if r["condition"] == condition and r.get("trace")]
+            if not runs:
+                continue
+            ends = ["top", "bottom"] if len(runs[0]["trace"]) == 2 else ["-"]
+            for end, name in enumerate(ends):
+                cells = [
+                    _span([r["trace"][end][key] for r in runs], 2)
+                    for key in ("push (source)", "pop before output", "push (target)", "pop (target)")
+                ]
+                lines.append(f"| {condition} | {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
