@@ -9,6 +9,10 @@
   layout, scored where the task's evaluation mask is 1.
 * `transduce`: greedy decoding of new sources with a `build_transducer`
   model, step by step through the cells, at any length.
+* `build_chomsky_model`: Delétang et al. 2023 §3-4 - the non-autoregressive
+  models of the Chomsky-hierarchy benchmark, which read the input and then
+  one blank per output position (`chomsky_tape`) and answer at the blanks
+  (`chomsky_output_logits`).
 """
 
 import keras
@@ -21,6 +25,7 @@ from keras_neural_memory.memory_cell import MemoryCell
 from keras_neural_memory.memory_rnn import MemoryRNN
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
+from keras_neural_memory.superposition_stack_cell import SuperpositionStackCell
 from keras_neural_memory.validation import (
     check_choice,
     check_gate_activation,
@@ -34,6 +39,13 @@ MEMORY_KINDS = ("stack", "queue", "deque", "lstm")
 # The depth of the deep-LSTM baseline when none is given: the parameter-matched 2-layer LSTM.
 DEFAULT_LSTM_LAYERS = 2
 CONTROLLERS = ("lstm", "linear")
+# The models of the Chomsky-hierarchy benchmark (`build_chomsky_model`).
+CHOMSKY_MODELS = ("stack", "queue", "deque", "superposition_stack", "lstm")
+# Delétang et al.'s sizes: the RNN cores' 256 units and the Stack-RNN's 30
+# stack vectors (their `StackRNNCore` default) of 8 (their memory cell size).
+CHOMSKY_HIDDEN_SIZE = 256
+CHOMSKY_STACK_SIZE = 30
+CHOMSKY_MEMORY_WIDTH = 8
 
 # The input and output ids of both layouts have one definition,
 # `tfds_tasks.joint`. It is imported where it is used: importing
@@ -331,6 +343,201 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
             logits, states = step(first_target_input + emitted[0], states)
         results.append(target)
     return results
+
+
+def chomsky_blank_id(input_vocab_size):
+    """The id of the blank that `chomsky_tape` appends for each output position.
+
+    A model of `build_chomsky_model` reads `input_vocab_size + 2` ids: 0
+    pads (masked), `1 + t` is the task's input token `t`, and the last id,
+    `input_vocab_size + 1`, is the blank.
+
+    Example:
+
+    >>> chomsky_blank_id(2)
+    3
+    """
+    check_positive_int("input_vocab_size", input_vocab_size)
+    return input_vocab_size + 1
+
+
+def chomsky_tape(inputs, output_length, input_vocab_size, steps=None):
+    """The ids a `build_chomsky_model` model reads: the input, then one blank per output.
+
+    This is the non-autoregressive input of Delétang et al. (2023), §3
+    ("we pad the input with empty tokens"): the model reads the input
+    tokens, then `output_length` blanks, and its outputs at the blanks are
+    the answer. With `steps`, the tape is padded on the left with id 0 to
+    `steps` steps; the models mask those steps, so the answer does not
+    change (several lengths can then share one compiled shape).
+
+    Args:
+        inputs: `(batch, input_length)` task input ids in `[0, input_vocab_size)`.
+        output_length: Output positions of the task at this length.
+        input_vocab_size: The task's input vocabulary size.
+        steps: Total steps, at least `input_length + output_length`; None
+            gives exactly that (no padding).
+
+    Returns:
+        An int32 NumPy array `(batch, steps)`.
+
+    Example:
+
+    >>> chomsky_tape(np.array([[0, 1, 1]]), 3, 2).tolist()   # 1 + token, then blanks (3)
+    [[1, 2, 2, 3, 3, 3]]
+    >>> chomsky_tape(np.array([[1]]), 1, 2, steps=4).tolist()
+    [[0, 0, 2, 3]]
+    """
+    inputs = np.asarray(inputs)
+    if inputs.ndim != 2:
+        raise ValueError(f"`inputs` must be (batch, input_length) ids; received shape {inputs.shape}.")
+    blank = chomsky_blank_id(input_vocab_size)
+    check_positive_int("output_length", output_length)
+    if inputs.size and (inputs.min() < 0 or inputs.max() >= input_vocab_size):
+        raise ValueError(f"`inputs` ids must lie in [0, {input_vocab_size}); received ids from {inputs.min()} to {inputs.max()}.")
+    used = inputs.shape[1] + output_length
+    steps = used if steps is None else steps
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < used:
+        raise ValueError(f"`steps` must be at least input_length + output_length = {used}; received steps={steps!r}.")
+    tape = np.zeros((inputs.shape[0], steps), np.int32)
+    tape[:, steps - used : steps - output_length] = inputs + 1
+    tape[:, steps - output_length :] = blank
+    return tape
+
+
+def chomsky_output_logits(model, inputs, output_length, input_vocab_size, steps=None):
+    """The answer of a `build_chomsky_model` model: its logits at the blanks.
+
+    Args:
+        model: A model of `build_chomsky_model`.
+        inputs: `(batch, input_length)` task input ids.
+        output_length: Output positions of the task at this length.
+        input_vocab_size: The task's input vocabulary size.
+        steps: Left-pad the tape to this many steps (see `chomsky_tape`).
+
+    Returns:
+        `(batch, output_length, output_vocab_size)` logits, a NumPy array.
+
+    Example:
+
+    ```python
+    import numpy as np
+    from keras_neural_memory.models import build_chomsky_model, chomsky_output_logits
+
+    model = build_chomsky_model(2, 2, memory="stack", hidden_size=8)
+    logits = chomsky_output_logits(model, np.array([[0, 1, 1]]), 3, input_vocab_size=2)
+    print(logits.shape)  # (1, 3, 2)
+    ```
+    """
+    tape = chomsky_tape(inputs, output_length, input_vocab_size, steps)
+    return ops.convert_to_numpy(model(tape, training=False))[:, -output_length:]
+
+
+def build_chomsky_model(
+    input_vocab_size,
+    output_vocab_size,
+    memory="stack",
+    hidden_size=CHOMSKY_HIDDEN_SIZE,
+    memory_width=CHOMSKY_MEMORY_WIDTH,
+    stack_size=CHOMSKY_STACK_SIZE,
+    gate_activation="sigmoid",
+    strength_noise=0.0,
+    name=None,
+):
+    """A model of the Chomsky-hierarchy benchmark (Delétang et al. 2023, §4).
+
+    The layout is the authors' non-autoregressive one: the model reads a
+    tape of the input tokens followed by one blank per output position
+    (`chomsky_tape`) and its outputs at the blanks are the answer
+    (`chomsky_output_logits`; training weights the other positions 0).
+    Each id is one-hot encoded, as the authors' inputs are, by a frozen
+    identity `Embedding` that also masks the left padding (id 0): the
+    authors' one-hot of the `input_vocab_size` tokens plus one blank
+    dimension, and one more dimension for the padding, which no unmasked
+    step sets. The recurrent core's outputs go through a ReLU, then a
+    `Dense` readout, as in the authors' `make_rnn`.
+
+    * `"stack"`, `"queue"`, `"deque"`: an LSTM controller of `hidden_size`
+      units with this package's Neural Stack, Queue or DeQue of
+      `memory_width`, run by `MemoryRNN` (memory sized to each tape).
+    * `"superposition_stack"`: the authors' Stack-RNN, a vanilla RNN
+      (`SimpleRNNCell`, tanh) of `hidden_size` units with the stack of
+      Joulin & Mikolov (2015), `stack_size` vectors of `memory_width`
+      (`SuperpositionStackCell`, run by `keras.layers.RNN`).
+    * `"lstm"`: one `keras.layers.LSTM` of `hidden_size` units.
+
+    The defaults are the authors' sizes: 256 units, and the Stack-RNN's 30
+    stack vectors of 8; the memory models here take the same vector size
+    of 8. Weights start from Keras' default initialisers, not Haiku's.
+
+    Args:
+        input_vocab_size: The task's input vocabulary size.
+        output_vocab_size: The task's output vocabulary size.
+        memory: One of `CHOMSKY_MODELS`.
+        hidden_size: Units of the controller or LSTM.
+        memory_width: Size of each memory (stack) vector.
+        stack_size: Vectors the superposition stack holds
+            (`"superposition_stack"` only; the others grow with the tape).
+        gate_activation: The memory cell's `gate_activation` ("stack",
+            "queue" and "deque" only).
+        strength_noise: The memory cell's `strength_noise` ("stack",
+            "queue" and "deque" only).
+        name: Model name; default e.g. "chomsky_stack_256".
+
+    Returns:
+        An uncompiled `keras.Model` from `(batch, steps)` tape ids to
+        `(batch, steps, output_vocab_size)` logits.
+
+    Example:
+
+    ```python
+    import numpy as np
+    from keras_neural_memory.models import build_chomsky_model, chomsky_tape
+
+    model = build_chomsky_model(2, 2, memory="superposition_stack", hidden_size=16)
+    tape = chomsky_tape(np.array([[0, 1, 1], [1, 1, 0]]), 3, input_vocab_size=2)
+    print(tape[0], model(tape).shape)  # [1 2 2 3 3 3] (2, 6, 2): logits at every step
+    ```
+    """
+    check_choice("memory", memory, CHOMSKY_MODELS)
+    for arg, value in (
+        ("input_vocab_size", input_vocab_size),
+        ("output_vocab_size", output_vocab_size),
+        ("hidden_size", hidden_size),
+        ("memory_width", memory_width),
+        ("stack_size", stack_size),
+    ):
+        check_positive_int(arg, value)
+    with_memory_cell = memory in MEMORY_CELLS
+    check_strength_noise(strength_noise, memory)
+    check_gate_activation(gate_activation, memory)
+    if memory == "superposition_stack" and (strength_noise or gate_activation != "sigmoid"):
+        raise ValueError(
+            "`strength_noise` and `gate_activation` apply to the memory cells ('stack', 'queue', 'deque'), not "
+            f"memory='superposition_stack'; received strength_noise={strength_noise!r}, "
+            f"gate_activation={gate_activation!r}. Leave them at 0 and 'sigmoid'."
+        )
+    tape_ids = chomsky_blank_id(input_vocab_size) + 1
+    inputs = keras.Input((None,), dtype="int32", name="tape_ids")
+    x = keras.layers.Embedding(
+        tape_ids, tape_ids, embeddings_initializer="identity", trainable=False, mask_zero=True, name="one_hot"
+    )(inputs)
+    if with_memory_cell:
+        cell = MEMORY_CELLS[memory](
+            keras.layers.LSTMCell(hidden_size),
+            memory_width=memory_width,
+            strength_noise=strength_noise,
+            gate_activation=gate_activation,
+        )
+        x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
+    elif memory == "superposition_stack":
+        cell = SuperpositionStackCell(keras.layers.SimpleRNNCell(hidden_size), stack_size, memory_width)
+        x = keras.layers.RNN(cell, return_sequences=True, name="superposition_stack_rnn")(x)
+    else:
+        x = keras.layers.LSTM(hidden_size, return_sequences=True, name="lstm")(x)
+    x = keras.layers.ReLU(name="relu")(x)
+    logits = keras.layers.Dense(output_vocab_size, name="logits")(x)
+    return keras.Model(inputs, logits, name=name or f"chomsky_{memory}_{hidden_size}")
 
 
 def parameter_table(models):

@@ -6,7 +6,13 @@ these before it loads any data or builds a model.
 
 import dataclasses
 
-from keras_neural_memory.models import CONTROLLERS, DEFAULT_LSTM_LAYERS, MEMORY_KINDS
+from keras_neural_memory.models import (
+    CHOMSKY_HIDDEN_SIZE,
+    CHOMSKY_MEMORY_WIDTH,
+    CHOMSKY_MODELS,
+    CONTROLLERS,
+    DEFAULT_LSTM_LAYERS,
+)
 from keras_neural_memory.validation import (
     check_choice,
     check_gate_activation,
@@ -29,6 +35,32 @@ SCALES = {
 
 # Hao et al. 2018 §5: hidden size 10, stack vectors of 2.
 HAO_HIDDEN_SIZE, HAO_MEMORY_WIDTH = 10, 2
+# The defaults of Grefenstette et al. and Hao et al. runs: the paper's
+# RMSProp learning rate (from its grid) and batch.
+DEFAULT_LEARNING_RATE, DEFAULT_BATCH_SIZE = 5e-3, 10
+
+#: Tasks "chomsky_hierarchy/NAME" are the 15 tasks of Delétang et al. (2023).
+CHOMSKY_PREFIX = "chomsky_hierarchy/"
+# Their protocol (§4, App. B): batches of 128 of one length uniform on 1-40,
+# Adam with learning rates {1e-4, 3e-4, 5e-4}, 1,000,000 steps; 512
+# sequences of every length 1-500; the score is the mean accuracy over the
+# lengths beyond training. Here the default budget is 10 epochs of 1,000
+# steps (the authors' example script trains 10,000), and the learning rate
+# the grid's largest, for that shorter budget.
+CHOMSKY_PROTOCOL = dict(
+    hidden=CHOMSKY_HIDDEN_SIZE, width=CHOMSKY_MEMORY_WIDTH, epochs=10, steps=1000, learning_rate=5e-4,
+    batch_size=128, train_lengths=(1, 40), eval_max_length=500, eval_sequences=512,
+)  # fmt: skip
+CHOMSKY_LEARNING_RATES = (1e-4, 3e-4, 5e-4)
+# What Chomsky-hierarchy runs leave at their defaults: `RunConfig` field, its default, its flag.
+_NOT_CHOMSKY = (
+    ("scale", "default", "--scale"),
+    ("controller", "lstm", "--controller"),
+    ("lstm_layers", None, "--lstm-layers"),
+    ("stop_at_coarse", None, "--stop-at-coarse"),
+    ("validation_examples", None, "--validation-examples"),
+    ("eval_examples", 500, "--eval-examples"),
+)
 
 # The grid of Grefenstette et al. §4.4 and Appendix D: the memory LSTMs and
 # n-layer LSTMs, hidden sizes and RMSProp learning rates.
@@ -59,22 +91,52 @@ def model_kind(name):
     raise UsageError(f"unknown model {name!r}; use 'lstmN' (N layers), 'stack', 'queue' or 'deque'")
 
 
+def is_chomsky_task(task):
+    """Whether `task` names a Chomsky-hierarchy task ("chomsky_hierarchy/NAME"), known or not."""
+    return isinstance(task, str) and task.startswith(CHOMSKY_PREFIX)
+
+
+def chomsky_task(task):
+    """The `ChomskyTask` of "chomsky_hierarchy/NAME".
+
+    Raises:
+        UsageError: NAME is not one of the 15 tasks; the message lists them.
+
+    Example:
+
+    >>> chomsky_task("chomsky_hierarchy/reverse_string").output_length(5)
+    5
+    """
+    from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASK_NAMES, CHOMSKY_TASKS
+
+    name = task[len(CHOMSKY_PREFIX) :] if is_chomsky_task(task) else None
+    if name not in CHOMSKY_TASKS:
+        raise UsageError(f"unknown task {task!r}; choose one of: {', '.join(CHOMSKY_PREFIX + n for n in CHOMSKY_TASK_NAMES)}")
+    return CHOMSKY_TASKS[name]
+
+
 def _has_lstm_depth(task, memory):
     """Whether the model of `memory` on `task` takes `lstm_layers`: only the LSTM baseline of Grefenstette et al. tasks."""
     return memory == "lstm" and task_layout(task) == "joint"
 
 
 def task_layout(task):
-    """The layout of `task`, "joint" (Grefenstette et al.) or "aligned" (Hao et al.).
+    """The layout of `task`: "joint" (Grefenstette et al.), "aligned" (Hao et al.) or "chomsky".
+
+    "chomsky" is the non-autoregressive layout of Delétang et al. (2023):
+    the input, then one blank per output (`models.chomsky_tape`).
 
     Raises:
-        UsageError: `task` is not a task of `tfds_tasks`.
+        UsageError: `task` is not a task of `tfds_tasks` nor "chomsky_hierarchy/NAME".
 
     Example:
 
     >>> task_layout("bigram_flip"), task_layout("delayed_xor")
     ('joint', 'aligned')
     """
+    if is_chomsky_task(task):
+        chomsky_task(task)
+        return "chomsky"
     from tfds_tasks import TASK_NAMES, layout_for
 
     if task not in TASK_NAMES:
@@ -86,12 +148,20 @@ def task_layout(task):
 class RunConfig:
     """One training run of `neural-memory train` (and of each run of `reproduce`).
 
-    Sizes left as None come from `scale` (Grefenstette et al. tasks) or from
-    Hao et al. (hidden size 10, memory width 2); `resolved` fills them in.
+    Sizes left as None come from `scale` (Grefenstette et al. tasks), from
+    Hao et al. (hidden size 10, memory width 2), or from the protocol of
+    Delétang et al. (`CHOMSKY_PROTOCOL`, tasks "chomsky_hierarchy/NAME");
+    `resolved` fills them in. Chomsky-hierarchy runs leave `scale`,
+    `controller`, `lstm_layers`, `stop_at_coarse`, `validation_examples`
+    and `eval_examples` at their defaults, and only they take
+    `eval_max_length` and `eval_sequences`.
 
     Args:
-        task: A `tfds_tasks` task name, e.g. "sequence_reversal".
-        memory: "stack", "queue", "deque", or "lstm" for the deep-LSTM baseline.
+        task: A `tfds_tasks` task name, e.g. "sequence_reversal", or
+            "chomsky_hierarchy/NAME" (`models.build_chomsky_model`).
+        memory: "stack", "queue", "deque", or "lstm" for the deep-LSTM
+            baseline; on Chomsky-hierarchy tasks also
+            "superposition_stack" (the authors' Stack-RNN).
         lstm_layers: Layers of the "lstm" baseline of Grefenstette et al.
             tasks (1, 2, 4, 8 in the paper); None: 2 there, and 1 for every
             other model, whose controller is one layer.
@@ -99,12 +169,14 @@ class RunConfig:
         scale: A key of `SCALES`: lengths, vocabulary and default sizes.
         hidden_size: Controller units.
         memory_width: Memory vector size.
-        learning_rate: RMSProp learning rate.
+        learning_rate: RMSProp learning rate (Adam on Chomsky-hierarchy
+            tasks); None: 5e-3, or 5e-4 on Chomsky-hierarchy tasks.
         strength_noise: The memory cell's `strength_noise` (Gaussian noise
             on the push and pop logits while training); memory models only.
         gate_activation: The memory cell's `gate_activation`: "sigmoid"
             (the paper) or "hard_sigmoid"; memory models only.
-        batch_size: Examples per batch (the paper: 10).
+        batch_size: Examples per batch; None: the paper's 10, or 128 on
+            Chomsky-hierarchy tasks.
         epochs: Most epochs to train.
         steps_per_epoch: Batches per epoch.
         stop_at_coarse: Stop once training coarse accuracy reaches this at
@@ -116,8 +188,13 @@ class RunConfig:
             the average over the epoch's training batches. None: no such
             measurement.
         eval_examples: Examples per accuracy measurement.
+        eval_max_length: Chomsky-hierarchy tasks: measure every length up
+            to this (None: the protocol's 500).
+        eval_sequences: Chomsky-hierarchy tasks: sequences per length
+            (None: the protocol's 512).
         seed: Seed of the weights and of the example stream.
-        output_dir: The run's folder; None gives "runs/TASK-MEMORY-SCALE".
+        output_dir: The run's folder; None gives "runs/TASK-MEMORY-SCALE"
+            ("runs/chomsky_hierarchy-NAME-MEMORY" for Chomsky-hierarchy tasks).
         overwrite: Train from the start, replacing the run in `output_dir`,
             finished or under way.
         jit_compile: Compile with XLA.
@@ -137,15 +214,17 @@ class RunConfig:
     scale: str = "default"
     hidden_size: int | None = None
     memory_width: int | None = None
-    learning_rate: float = 5e-3
+    learning_rate: float | None = None
     strength_noise: float = 0.0
     gate_activation: str = "sigmoid"
-    batch_size: int = 10
+    batch_size: int | None = None
     epochs: int | None = None
     steps_per_epoch: int | None = None
     stop_at_coarse: float | None = None
     validation_examples: int | None = None
     eval_examples: int = 500
+    eval_max_length: int | None = None
+    eval_sequences: int | None = None
     seed: int = 0
     output_dir: str | None = None
     overwrite: bool = False
@@ -153,21 +232,44 @@ class RunConfig:
     verbose: int = 1
 
     def __post_init__(self):
-        check_choice("memory", self.memory, MEMORY_KINDS)
+        check_choice("memory", self.memory, CHOMSKY_MODELS)
         check_choice("controller", self.controller, CONTROLLERS)
         check_choice("scale", self.scale, tuple(SCALES))
         check_choice("verbose", self.verbose, (0, 1, 2))
-        check_lstm_layers(self.lstm_layers, self.memory)
-        for name in ("batch_size", "eval_examples"):
-            check_positive_int(name, getattr(self, name))
-        for name in ("hidden_size", "memory_width", "epochs", "steps_per_epoch", "validation_examples"):
+        check_positive_int("eval_examples", self.eval_examples)
+        for name in ("batch_size", "hidden_size", "memory_width", "epochs", "steps_per_epoch",
+                     "validation_examples", "eval_max_length", "eval_sequences"):  # fmt: skip
             check_positive_int(name, getattr(self, name), allow_none=True)
-        check_real("learning_rate", self.learning_rate, above=0)
-        check_strength_noise(self.strength_noise, self.memory)
-        check_gate_activation(self.gate_activation, self.memory)
+        if self.learning_rate is not None:
+            check_real("learning_rate", self.learning_rate, above=0)
+        if self.memory == "superposition_stack":
+            # The Stack-RNN has no memory cell of this package: nothing to add noise to or gate.
+            if self.strength_noise or self.gate_activation != "sigmoid":
+                raise UsageError("--strength-noise and --gate-activation apply to the memory cells (stack, queue, "
+                                 "deque), not to superposition_stack; leave them out")  # fmt: skip
+        else:
+            check_lstm_layers(self.lstm_layers, self.memory)
+            check_strength_noise(self.strength_noise, self.memory)
+            check_gate_activation(self.gate_activation, self.memory)
+        self._check_task_options()
         if self.stop_at_coarse is not None:
             check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
         check_int("seed", self.seed)
+
+    def _check_task_options(self):
+        """Options that only Chomsky-hierarchy runs take, or that they do not take: a `UsageError`."""
+        if is_chomsky_task(self.task):
+            for name, default, flag in _NOT_CHOMSKY:
+                if getattr(self, name) != default:
+                    raise UsageError(f"{flag} does not apply to {self.task} (Delétang et al. protocol); leave it out")
+            return
+        if self.memory == "superposition_stack":
+            raise UsageError(f"--memory superposition_stack is the Stack-RNN of the chomsky_hierarchy/ tasks, "
+                             f"not of {self.task}; choose stack, queue, deque or lstm")  # fmt: skip
+        for name in ("eval_max_length", "eval_sequences"):
+            if getattr(self, name) is not None:
+                raise UsageError(f"--{name.replace('_', '-')} applies to chomsky_hierarchy/ tasks only, "
+                                 f"not {self.task}; leave it out")  # fmt: skip
 
     def resolved(self):
         """A copy with every size that was None taken from the scale (or Hao et al.).
@@ -180,6 +282,19 @@ class RunConfig:
                 `lstm_layers` is more than 1 on a Hao et al. task, whose
                 models have one controller layer.
         """
+        if task_layout(self.task) == "chomsky":
+            protocol = CHOMSKY_PROTOCOL
+            return dataclasses.replace(
+                self,
+                hidden_size=self.hidden_size or protocol["hidden"],
+                memory_width=self.memory_width or protocol["width"],
+                learning_rate=self.learning_rate or protocol["learning_rate"],
+                batch_size=self.batch_size or protocol["batch_size"],
+                epochs=self.epochs or protocol["epochs"],
+                steps_per_epoch=self.steps_per_epoch or protocol["steps"],
+                eval_max_length=self.eval_max_length or protocol["eval_max_length"],
+                eval_sequences=self.eval_sequences or protocol["eval_sequences"],
+            )
         scale = SCALES[self.scale]
         joint = task_layout(self.task) == "joint"
         deep = _has_lstm_depth(self.task, self.memory)
@@ -190,6 +305,8 @@ class RunConfig:
         return dataclasses.replace(
             self,
             lstm_layers=self.lstm_layers or (DEFAULT_LSTM_LAYERS if deep else 1),
+            learning_rate=self.learning_rate or DEFAULT_LEARNING_RATE,
+            batch_size=self.batch_size or DEFAULT_BATCH_SIZE,
             hidden_size=self.hidden_size or (scale["hidden"] if joint else HAO_HIDDEN_SIZE),
             memory_width=self.memory_width or (scale["width"] if joint else HAO_MEMORY_WIDTH),
             epochs=self.epochs or scale["epochs"],
@@ -216,8 +333,12 @@ class RunConfig:
         return cls(**settings).resolved()
 
     def output_path(self):
-        """The run's folder: `output_dir`, or "runs/TASK-MEMORY-SCALE"."""
-        return self.output_dir or f"runs/{self.task}-{self.memory}-{self.scale}"
+        """The run's folder: `output_dir`, or "runs/TASK-MEMORY-SCALE" ("runs/chomsky_hierarchy-NAME-MEMORY")."""
+        if self.output_dir:
+            return self.output_dir
+        if is_chomsky_task(self.task):
+            return f"runs/{self.task.replace('/', '-')}-{self.memory}"
+        return f"runs/{self.task}-{self.memory}-{self.scale}"
 
     def settings(self):
         """What makes two runs the same run, as recorded in `results.json`.
@@ -234,4 +355,9 @@ class RunConfig:
             del record["gate_activation"]
         if record["validation_examples"] is None:
             del record["validation_examples"]
+        if is_chomsky_task(self.task):  # what these runs cannot change
+            for name, _, _ in _NOT_CHOMSKY:
+                record.pop(name, None)
+        else:
+            del record["eval_max_length"], record["eval_sequences"]
         return record
