@@ -458,7 +458,9 @@ def _sweep_points(label, sweep, metric):
     return [p[0] for p in points], [p[1] for p in points]
 
 
-def plot_length_generalisation(results, *, train_range=None, metric="coarse", save_to=None, title=None, axis=None):
+def plot_length_generalisation(
+    results, *, train_range=None, metric="coarse", save_to=None, title=None, axis=None, xlabel="source length"
+):
     """Plots accuracy against input length for several models.
 
     One line per model (and per metric), the training lengths shaded: how
@@ -480,11 +482,12 @@ def plot_length_generalisation(results, *, train_range=None, metric="coarse", sa
         title: Axis title.
         axis: Optional matplotlib `Axes` to draw into (e.g. one panel of a
             larger figure); by default a new figure.
+        xlabel: The length axis' label.
 
     Returns:
         The `matplotlib.figure.Figure`: its axis holds one `Line2D` per
         model and metric, in `results` order, and the shaded training
-        range.
+        range. Lines of more than 100 points have no markers.
 
     Example:
 
@@ -532,9 +535,10 @@ def plot_length_generalisation(results, *, train_range=None, metric="coarse", sa
             lengths, values = _sweep_points(label, sweep, name)
             linestyle, marker = styles[j % len(styles)]
             line_label = str(label) if len(metrics) == 1 or plain else f"{label} {name}"
+            marker = marker if len(lengths) <= 100 else None  # markers would hide a long curve
             axis.plot(lengths, values, color=f"C{i}", linestyle=linestyle, marker=marker, label=line_label)
     ylabel = f"{metrics[0]} accuracy" if len(metrics) == 1 else "accuracy"
-    axis.set(xlabel="source length", ylabel=ylabel, ylim=(-0.02, 1.02))
+    axis.set(xlabel=xlabel, ylabel=ylabel, ylim=(-0.02, 1.02))
     if title is not None:
         axis.set_title(title)
     axis.legend(fontsize="small")

@@ -3,6 +3,7 @@
     neural-memory train --task sequence_reversal --memory stack
     neural-memory evaluate --model runs/sequence_reversal-stack-default --lengths 17 64 --sweep
     neural-memory reproduce --plan quick
+    neural-memory train --task chomsky_hierarchy/reverse_string --memory superposition_stack
 
 `train` trains on freshly sampled examples (the papers' unbounded stream)
 with the paper's optimiser (RMSProp, batch 10, gradient clipping at 1),
@@ -12,6 +13,11 @@ last epoch; a finished one is recognised and not retrained), and ends by
 printing coarse and fine accuracy at training and at test lengths, which it
 also writes to `results.json`. A run whose loss becomes NaN exits with
 status 1 and is recorded as diverged.
+
+Tasks "chomsky_hierarchy/NAME" follow the protocol of Delétang et al.
+(2023) instead (Adam, batch 128, lengths 1-40) and end by measuring
+accuracy at every length 1-500, written to the run folder as a JSON curve
+and a plot, with its score (the mean over lengths 41-500) in `results.json`.
 """
 
 import argparse
@@ -19,8 +25,16 @@ import json
 import pathlib
 import sys
 
-from keras_neural_memory.experiments.config import PAPER_LEARNING_RATES, PAPER_MODELS, SCALES, RunConfig, UsageError
-from keras_neural_memory.models import CONTROLLERS, MEMORY_KINDS
+from keras_neural_memory.experiments.config import (
+    CHOMSKY_LEARNING_RATES,
+    CHOMSKY_PROTOCOL,
+    PAPER_LEARNING_RATES,
+    PAPER_MODELS,
+    SCALES,
+    RunConfig,
+    UsageError,
+)
+from keras_neural_memory.models import CHOMSKY_MODELS, CONTROLLERS
 from keras_neural_memory.validation import GATE_ACTIVATIONS, InvalidArgumentError, check_positive_int, check_real
 
 
@@ -96,25 +110,42 @@ def _run_flags():
     return flags
 
 
+def _chomsky_evaluation_flags(command, default_note="the protocol's"):
+    """The size of the length-by-length evaluation of chomsky_hierarchy/ runs."""
+    command.add_argument("--eval-max-length", type=positive_int, metavar="LENGTH",
+                         help=f"chomsky_hierarchy/ tasks: measure every length 1-LENGTH; default {default_note} "
+                         f"{CHOMSKY_PROTOCOL['eval_max_length']}")  # fmt: skip
+    command.add_argument("--eval-sequences", type=positive_int, metavar="N",
+                         help=f"chomsky_hierarchy/ tasks: sequences per length; default {default_note} "
+                         f"{CHOMSKY_PROTOCOL['eval_sequences']}")  # fmt: skip
+
+
 def parser():
     top = argparse.ArgumentParser(prog="neural-memory", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True)
     run_flags = _run_flags()
 
     train = sub.add_parser("train", parents=[run_flags], help="train a model on a task and report coarse/fine accuracy")
-    train.add_argument("--task", required=True, help="a tfds_tasks name, e.g. sequence_reversal")
-    train.add_argument("--memory", choices=MEMORY_KINDS, default="stack", help="memory kind, or lstm for the deep-LSTM baseline")
+    train.add_argument("--task", required=True,
+                       help="a tfds_tasks name, e.g. sequence_reversal, or chomsky_hierarchy/NAME, e.g. "
+                       "chomsky_hierarchy/reverse_string")  # fmt: skip
+    train.add_argument("--memory", choices=CHOMSKY_MODELS, default="stack",
+                       help="memory kind, or lstm for the deep-LSTM baseline; superposition_stack (the Stack-RNN "
+                       "of Delétang et al.) on chomsky_hierarchy/ tasks only")  # fmt: skip
     train.add_argument("--lstm-layers", type=positive_int,
                        help="layers of the lstm baseline (1, 2, 4, 8 in the paper; default 2); memory models have one")
     train.add_argument("--controller", choices=CONTROLLERS, default="lstm", help="controller of Hao et al. tasks")
     train.add_argument("--scale", choices=tuple(SCALES), default="default", help="lengths, vocabulary and sizes")
-    train.add_argument("--learning-rate", type=positive_float, default=5e-3, help="default 5e-3, from the paper's grid")
+    train.add_argument("--learning-rate", type=positive_float,
+                       help="default 5e-3, from the paper's grid; on chomsky_hierarchy/ tasks "
+                       f"{CHOMSKY_PROTOCOL['learning_rate']:g} from {{{','.join(f'{r:g}' for r in CHOMSKY_LEARNING_RATES)}}}")  # fmt: skip
     train.add_argument("--strength-noise", type=non_negative_float, default=0.0, metavar="STDDEV",
                        help="Gaussian noise on the push and pop logits while training (memory models; default 0)")
     train.add_argument("--gate-activation", choices=GATE_ACTIVATIONS, default="sigmoid",
                        help="activation of the push and pop gates (memory models): sigmoid, as in the paper, "
                             "or hard_sigmoid, which reaches exactly 0 and 1")
-    train.add_argument("--batch-size", type=positive_int, default=10)
+    train.add_argument("--batch-size", type=positive_int, help="default 10; 128 on chomsky_hierarchy/ tasks")
+    _chomsky_evaluation_flags(train)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--output-dir", help="the run's folder; default: runs/TASK-MEMORY-SCALE")
     train.add_argument("--verbose", type=int, default=1, choices=(0, 1, 2), help="Keras fit verbosity")
@@ -134,6 +165,7 @@ def parser():
     evaluate.add_argument("--output", help="JSON path for the results")
     evaluate.add_argument("--seed", type=int, default=1)
     evaluate.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True)
+    _chomsky_evaluation_flags(evaluate, default_note="the run's")
     evaluate.set_defaults(run=cmd_evaluate)
 
     from keras_neural_memory.experiments.reproduce import PLANS, TASKS
@@ -167,7 +199,7 @@ def cmd_train(args):
         hidden_size=args.hidden_size, memory_width=args.memory_width, learning_rate=args.learning_rate,
         strength_noise=args.strength_noise, gate_activation=args.gate_activation, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
         stop_at_coarse=args.stop_at_coarse, validation_examples=args.validation_examples,
-        eval_examples=args.eval_examples, seed=args.seed, output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
+        eval_examples=args.eval_examples, eval_max_length=args.eval_max_length, eval_sequences=args.eval_sequences, seed=args.seed, output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
     )  # fmt: skip
     results = training.train(config)
     output = pathlib.Path(results["output_dir"])
@@ -176,6 +208,13 @@ def cmd_train(args):
               f"the run is recorded as diverged in {output / 'results.json'} (try a lower --learning-rate)",
               file=sys.stderr)  # fmt: skip
         return 1
+    if "score" in results:  # a chomsky_hierarchy/ run
+        from keras_neural_memory.experiments import chomsky
+
+        print(f"\n{chomsky.score_text(results['score'])}")
+        print(f"model: {output / 'model.keras'}\nresults: {output / 'results.json'}\n"
+              f"accuracy by length: {output / chomsky.CURVE_FILE}, {output / chomsky.PLOT_FILE}")  # fmt: skip
+        return 0
     print(f"\n{'lengths':14s}{'coarse':>8s}{'fine':>8s}{'masked':>8s}")
     for split in ("train", "test"):
         accuracy, lengths = results[f"{split}_accuracy"], results[f"{split}_lengths"]
@@ -190,7 +229,8 @@ def cmd_evaluate(args):
     report = evaluation.evaluate(
         args.model, task=args.task, scale=args.scale, split=args.split, lengths=args.lengths, examples=args.examples,
         seed=args.seed, sweep_step=args.sweep_step if args.sweep else None, sweep_examples=args.sweep_examples,
-        plot=args.plot, jit_compile=args.jit_compile,
+        plot=args.plot, jit_compile=args.jit_compile, eval_max_length=args.eval_max_length,
+        eval_sequences=args.eval_sequences,
     )  # fmt: skip
     if args.output:
         files.write_atomically(args.output, json.dumps(report, indent=2))

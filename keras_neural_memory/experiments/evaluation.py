@@ -17,8 +17,8 @@ import tempfile
 import time
 import zipfile
 
-from keras_neural_memory.experiments import data, training
-from keras_neural_memory.experiments.config import UsageError
+from keras_neural_memory.experiments import chomsky, data, training
+from keras_neural_memory.experiments.config import UsageError, is_chomsky_task
 
 EVAL_BATCH_SIZE = 50
 # A run under way rewrites its backup after every epoch; a read that meets a
@@ -95,7 +95,7 @@ def _load_unfinished_run(run_dir):
         raise UsageError(f"{str(run_dir)!r} holds a run without a backed-up epoch; evaluate it after its first epoch")
     record = _settings_record(run_dir)
     config = RunConfig.from_settings(record["settings"])
-    model = training.build_model(data.task_setup(config.task, config.scale), config)
+    model = training.build_model(training.task_setup(config), config)
     for attempt in range(BACKUP_READ_ATTEMPTS):
         if attempt:
             time.sleep(BACKUP_READ_PAUSE_SECONDS)
@@ -153,8 +153,12 @@ def check_vocabulary(model, setup, scale):
 
 
 def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=500, seed=1,
-             sweep_step=None, sweep_examples=100, plot=None, jit_compile=True):  # fmt: skip
+             sweep_step=None, sweep_examples=100, plot=None, jit_compile=True, eval_max_length=None,
+             eval_sequences=None):  # fmt: skip
     """Coarse, fine and masked accuracy of a saved run on fresh examples.
+
+    A run of a Chomsky-hierarchy task is measured as its training ended
+    instead: see `evaluate_chomsky`.
 
     Args:
         model: A `model.keras` written by `train`, or its run folder; the
@@ -170,6 +174,8 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
         sweep_examples: Examples per length of the sweep.
         plot: A PNG path for the sweep's plot.
         jit_compile: Evaluate with XLA.
+        eval_max_length: Chomsky-hierarchy runs only (`evaluate_chomsky`).
+        eval_sequences: Chomsky-hierarchy runs only (`evaluate_chomsky`).
 
     Returns:
         `{"task", "scale", "model", "lengths", "coarse", "fine", "masked"}`
@@ -178,6 +184,18 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
     """
     loaded, recorded, source = load_run(model)
     task = recorded_choice("--task", task, recorded.get("task"))
+    if is_chomsky_task(task):
+        given = [flag for flag, value, default in (
+            ("--scale", scale, None), ("--split", split, "test"), ("--lengths", lengths, None),
+            ("--examples", examples, 500), ("--seed", seed, 1), ("--sweep", sweep_step, None),
+        ) if value != default]  # fmt: skip
+        if given:
+            raise UsageError(f"{given[0]} does not apply to {task} (Delétang et al. protocol); use --eval-max-length "
+                             "and --eval-sequences")  # fmt: skip
+        return evaluate_chomsky(loaded, recorded, source, task, eval_max_length, eval_sequences, plot, jit_compile)
+    for flag, value in (("--eval-max-length", eval_max_length), ("--eval-sequences", eval_sequences)):
+        if value is not None:
+            raise UsageError(f"{flag} applies to chomsky_hierarchy/ runs only, not {task}; leave it out")
     scale = recorded_choice("--scale", scale, recorded.get("scale"), default="default")
     setup = data.task_setup(task, scale, test_lengths=lengths)
     check_vocabulary(loaded, setup, scale)
@@ -199,6 +217,49 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
             plot_sweep(sweep, setup, plot, loaded.name)
             print(f"plot: {plot}")
     return report
+
+
+def evaluate_chomsky(loaded, recorded, source, task, eval_max_length=None, eval_sequences=None, plot=None,
+                     jit_compile=True):  # fmt: skip
+    """Accuracy at every length of a Chomsky-hierarchy run, measured again and redrawn.
+
+    The lengths, sequences and seed default to those of the run's own final
+    measurement, so the curve is the one `train` wrote. It is written, with
+    its plot, into the run's folder (`chomsky.CURVE_FILE`,
+    `chomsky.PLOT_FILE`; `plot` writes the plot elsewhere instead).
+
+    Args:
+        loaded: The model, as `load_run` gives it.
+        recorded: The run's record, as `load_run` gives it.
+        source: What was loaded, as `load_run` describes it.
+        task: "chomsky_hierarchy/NAME".
+        eval_max_length: The last length; default the run's.
+        eval_sequences: Sequences per length; default the run's.
+        plot: A PNG path for the plot instead of the run folder's.
+        jit_compile: Evaluate with XLA.
+
+    Returns:
+        The curve file's record (`chomsky.curve_record`) with "model" set to `source`.
+    """
+    setup = chomsky.task_setup(task)
+    settings = recorded.get("settings") or {}
+    expected = setup.task.input_vocab_size + 2  # the tape's ids: padding, the tokens, the blank
+    if loaded.input_shape != (None, None) or loaded.layers[1].input_dim != expected:
+        raise UsageError(f"the model does not read the tapes of {task} ({expected} ids); pass the --task it was trained on")
+    max_length = eval_max_length or settings.get("eval_max_length") or chomsky.CHOMSKY_PROTOCOL["eval_max_length"]
+    sequences = eval_sequences or settings.get("eval_sequences") or chomsky.CHOMSKY_PROTOCOL["eval_sequences"]
+    seed = recorded.get("seed", settings.get("seed", 0)) + training.EVALUATION_SEED_OFFSET
+    chomsky.compile_model(loaded, 1e-3, jit_compile)
+    curve = chomsky.accuracy_by_length(loaded, setup, seed, max_length, sequences)
+    folder = pathlib.Path(source.split(" (after epoch")[0]).parent
+    if folder.name == "backup":  # an unfinished run, read from its backup
+        folder = folder.parent
+    record = chomsky.write_curve(folder, setup, loaded.name, curve, seed, sequences)
+    if plot:
+        chomsky.plot_curves({loaded.name: record}, plot)
+    print(chomsky.score_text(record["score"]))
+    print(f"accuracy by length: {folder / chomsky.CURVE_FILE}, {plot or folder / chomsky.PLOT_FILE}")
+    return {**record, "model": source}
 
 
 def plot_sweep(sweep, setup, path, label):

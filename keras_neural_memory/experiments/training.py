@@ -22,8 +22,8 @@ import platform
 import shutil
 import time
 
-from keras_neural_memory.experiments import data, files
-from keras_neural_memory.experiments.config import RunConfig, UsageError
+from keras_neural_memory.experiments import chomsky, data, files
+from keras_neural_memory.experiments.config import RunConfig, UsageError, is_chomsky_task
 
 
 # The example streams of a run seeded s: epoch e trains on `data.epoch_seed(s, e)`, the held-out
@@ -35,17 +35,27 @@ EVALUATION_SEED_OFFSET = 1000
 SETTINGS_FILE = "settings.json"
 #: The settings a run under way may change when it resumes: how long it may train, when it stops,
 #: and how many examples measure it at the end. None of them changes an epoch already trained.
-BUDGET_SETTINGS = ("epochs", "stop_at_coarse", "eval_examples")
+BUDGET_SETTINGS = ("epochs", "stop_at_coarse", "eval_examples", "eval_max_length", "eval_sequences")
+
+
+def task_setup(config):
+    """The task of `config`: a `chomsky.ChomskySetup` for "chomsky_hierarchy/NAME", else a `data.TaskSetup`."""
+    if is_chomsky_task(config.task):
+        return chomsky.task_setup(config.task)
+    return data.task_setup(config.task, config.scale)
 
 
 def build_model(setup, config):
-    """The model `config` describes, for the task of `setup` (a `data.TaskSetup`).
+    """The model `config` describes, for the task of `setup` (from `task_setup`).
 
     Grefenstette et al. tasks get `models.build_transducer`; Hao et al. tasks
-    `models.build_hao_model`. `config` must be `resolved`.
+    `models.build_hao_model`; Chomsky-hierarchy tasks
+    `models.build_chomsky_model`. `config` must be `resolved`.
     """
     from keras_neural_memory import models
 
+    if setup.layout == "chomsky":
+        return chomsky.build_model(setup, config)
     if setup.layout == "joint":
         return models.build_transducer(
             setup.source_vocab_size,
@@ -161,13 +171,18 @@ def train(config):
         for what they count); in a run resumed from files written before
         epochs were timed, where the history has no "epoch_seconds", it is
         the time of the process that finished the run alone. "segments" says where each process started.
+        A Chomsky-hierarchy run has, in place of the accuracies, "score"
+        (mean accuracy over lengths 41 and up), "scored_lengths",
+        "evaluation", "eval_seconds" and "accuracy_by_length", the name of
+        the curve file (`chomsky.CURVE_FILE`) it writes into its folder
+        with its plot (`chomsky.PLOT_FILE`).
 
     Raises:
         UsageError: The folder holds a run of other settings, or another
             process is training it (one process trains a folder at a time;
             two would overwrite each other's backups and history).
     """
-    setup = data.task_setup(config.task, config.scale)
+    setup = task_setup(config)
     config = config.resolved()
     output = files.writable_dir(config.output_path())
     in_use = UsageError(
@@ -203,16 +218,23 @@ def _train_in(output, config, setup):
     # The JAX distribution must stay current through fit and evaluate too.
     with scope:
         model = build_model(setup, config)
-        compile_model(model, config.learning_rate, jit_compile)
-        train_regime, test_regime = setup.settings.train, setup.settings.test
+        is_chomsky = setup.layout == "chomsky"
+        (chomsky.compile_model if is_chomsky else compile_model)(model, config.learning_rate, jit_compile)
+        if is_chomsky:
+            train_lengths, test_lengths = list(setup.train_lengths), [1, config.eval_max_length]
+        else:
+            train_regime, test_regime = setup.settings.train, setup.settings.test
+            train_lengths = [train_regime.min_length, train_regime.max_length]
+            test_lengths = [test_regime.min_length, test_regime.max_length]
         print(f"{model.name}: {model.count_params():,} parameters; task {config.task} ({setup.layout} layout), "
-              f"train lengths {train_regime.min_length}-{train_regime.max_length}, "
-              f"test lengths {test_regime.min_length}-{test_regime.max_length}; {replicas} replica(s)", flush=True)
+              f"train lengths {train_lengths[0]}-{train_lengths[1]}, "
+              f"test lengths {test_lengths[0]}-{test_lengths[1]}; {replicas} replica(s)", flush=True)
         if first_epoch:
             print(_resume_message(first_epoch, backup_dir), flush=True)
         segments = _record_segment(output / "segments.json", first_epoch, replicas)
         steps = config.steps_per_epoch
-        batches = data.training_batches(setup, config.seed, config.batch_size, first_epoch, steps)
+        training_batches = chomsky.training_batches if is_chomsky else data.training_batches
+        batches = training_batches(setup, config.seed, config.batch_size, first_epoch, steps)
         history_path = output / "history.csv"
         callbacks = [
             # Before the backup: an epoch is backed up only once its row is written.
@@ -246,19 +268,23 @@ def _train_in(output, config, setup):
             "memory": config.memory,
             "model": model.name,
             "parameters": model.count_params(),
-            "scale": config.scale,
+            "scale": None if is_chomsky else config.scale,
             "seed": config.seed,
             "learning_rate": config.learning_rate,
             "batches": len(history.get("loss", [])) * steps,
             "steps_per_epoch": steps,
             "train_seconds": round(seconds, 1),
             "segments": segments,
-            "train_lengths": [train_regime.min_length, train_regime.max_length],
-            "test_lengths": [test_regime.min_length, test_regime.max_length],
+            "train_lengths": train_lengths,
+            "test_lengths": test_lengths,
             "history": history,
             "diverged": not all(math.isfinite(loss) for loss in history.get("loss", [math.nan])),
         }
-        if not results["diverged"]:
+        if is_chomsky and not results["diverged"]:
+            start = time.perf_counter()
+            results.update(chomsky.measure_run(model, setup, config, output, config.seed + EVALUATION_SEED_OFFSET))
+            results["eval_seconds"] = round(time.perf_counter() - start, 1)
+        elif not results["diverged"]:
             for split in ("train", "test"):
                 results[f"{split}_accuracy"] = measure(model, setup, split, config.eval_examples,
                                                        config.seed + EVALUATION_SEED_OFFSET, eval_batch)  # fmt: skip
