@@ -1,0 +1,208 @@
+"""The Chomsky-hierarchy benchmark (Delétang et al. 2023): its models, loss, evaluation and runs.
+
+The model and evaluation tests run on any backend (`KERAS_BACKEND=jax` too);
+the runs train tiny models for a few steps.
+"""
+
+import json
+import random
+
+import keras
+import numpy as np
+import pytest
+
+from keras_neural_memory.experiments import chomsky
+from keras_neural_memory.models import (
+    CHOMSKY_MODELS,
+    build_chomsky_model,
+    chomsky_blank_id,
+    chomsky_output_logits,
+    chomsky_tape,
+)
+from tfds_tasks.generators.chomsky_hierarchy import chomsky_task, evaluation_batches
+
+TINY_MODEL = dict(hidden_size=6, memory_width=3, stack_size=5)
+
+
+def tiny_model(task, memory):
+    return build_chomsky_model(task.input_vocab_size, task.output_vocab_size, memory=memory, **TINY_MODEL)
+
+
+@pytest.mark.parametrize("memory", CHOMSKY_MODELS)
+def test_the_model_reads_the_input_then_blanks_and_answers_at_the_blanks(memory):
+    task = chomsky_task("duplicate_string")  # output twice as long as the input
+    batch = task.sample_batch(random.Random(0), 3, 4)
+    tape = chomsky_tape(batch.input, task.output_length(4), task.input_vocab_size)
+    blank = chomsky_blank_id(task.input_vocab_size)
+    np.testing.assert_array_equal(tape[:, :4], batch.input + 1)
+    np.testing.assert_array_equal(tape[:, 4:], np.full((3, 8), blank))
+    model = tiny_model(task, memory)
+    assert model(tape).shape == (3, 12, task.output_vocab_size)
+    logits = chomsky_output_logits(model, batch.input, 8, task.input_vocab_size)
+    assert logits.shape == (3, 8, task.output_vocab_size)
+    # Left padding is masked: several lengths can share one compiled shape without changing an answer.
+    padded = chomsky_output_logits(model, batch.input, 8, task.input_vocab_size, steps=32)
+    np.testing.assert_allclose(padded, logits, atol=1e-5)
+
+
+def test_the_tape_is_checked():
+    with pytest.raises(ValueError, match=r"`steps` must be at least input_length \+ output_length = 5"):
+        chomsky_tape(np.zeros((1, 3), int), 2, 2, steps=4)
+    with pytest.raises(ValueError, match=r"ids must lie in \[0, 2\)"):
+        chomsky_tape(np.full((1, 3), 2), 2, 2)
+    with pytest.raises(ValueError, match="`strength_noise` and `gate_activation` apply to the memory cells"):
+        build_chomsky_model(2, 2, memory="superposition_stack", gate_activation="hard_sigmoid")
+
+
+def test_the_loss_counts_only_the_scored_outputs():
+    """binary_addition pads its answer after the terminator: those targets change nothing."""
+    task = chomsky_task("binary_addition")
+    batch = task.sample_batch(random.Random(1), 8, 6)
+    assert 0 < batch.output_mask.sum() < batch.output_mask.size
+    model = tiny_model(task, "stack")
+    chomsky.compile_model(model, 1e-3, jit_compile=False)
+    tape, targets, weights = chomsky.training_example(task, batch)
+
+    def loss(targets):
+        return model.evaluate(tape, targets, sample_weight=weights, verbose=0, return_dict=True)["loss"]
+
+    changed = targets.copy()
+    changed[:, -batch.output.shape[1] :][batch.output_mask == 0] = 1 - batch.output[batch.output_mask == 0]
+    assert loss(changed) == pytest.approx(loss(targets), rel=1e-6)
+    # The authors' loss: cross-entropy summed over a sequence's (scored) outputs, averaged over the batch.
+    logits = chomsky_output_logits(model, batch.input, batch.output.shape[1], task.input_vocab_size)
+    log_probabilities = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    picked = np.take_along_axis(log_probabilities, batch.output[..., None], -1)[..., 0]
+    assert loss(targets) == pytest.approx(-(picked * batch.output_mask).sum() / len(batch.output), rel=1e-4)
+
+
+def test_accuracy_by_length_pools_the_scored_tokens_of_every_sequence():
+    setup = chomsky.task_setup("chomsky_hierarchy/binary_addition")
+    model = tiny_model(setup.task, "queue")
+    chomsky.compile_model(model, 1e-3)
+    # 5 sequences in batches of 2: partial batches, and one bucket of steps for all lengths.
+    curve = chomsky.accuracy_by_length(model, setup, seed=3, max_length=4, sequences=5, batch_size=2, verbose=False)
+    assert [point["length"] for point in curve] == [1, 2, 3, 4]
+    right, scored = {}, {}
+    for length, batch in evaluation_batches("binary_addition", 3, max_length=4, sequences_per_length=5, batch_size=2):
+        logits = chomsky_output_logits(model, batch.input, batch.output.shape[1], setup.task.input_vocab_size)
+        hits = (logits.argmax(-1) == batch.output) * batch.output_mask
+        right[length] = right.get(length, 0) + hits.sum()
+        scored[length] = scored.get(length, 0) + batch.output_mask.sum()
+    for point in curve:
+        assert point["accuracy"] == pytest.approx(right[point["length"]] / scored[point["length"]])
+
+
+def test_the_score_is_the_mean_accuracy_beyond_the_training_lengths():
+    curve = [{"length": length, "accuracy": 1.0 if length <= 40 else length / 100} for length in range(1, 51)]
+    assert chomsky.score(curve) == pytest.approx(np.mean(np.arange(41, 51) / 100))
+    assert chomsky.score(curve[:40]) is None  # nothing beyond training measured
+    record = chomsky.curve_record(chomsky.task_setup("chomsky_hierarchy/parity_check"), "m", curve, 1000, 8)
+    assert record["scored_lengths"] == [41, 50] and record["evaluation"]["lengths"] == [1, 50]
+
+
+@pytest.mark.parametrize("memory", CHOMSKY_MODELS)
+def test_every_model_kind_survives_a_keras_file(memory, tmp_path):
+    import keras_neural_memory  # noqa: F401  (registers the layers)
+
+    task = chomsky_task("reverse_string")
+    model = tiny_model(task, memory)
+    tape = chomsky_tape(task.sample_batch(random.Random(0), 2, 3).input, 3, task.input_vocab_size, steps=8)
+    model.save(tmp_path / "model.keras")
+    loaded = keras.saving.load_model(tmp_path / "model.keras")
+    np.testing.assert_allclose(loaded(tape), model(tape), atol=1e-6)
+
+
+# ------------------------------------------------------------------- runs
+
+RUN = ["--task", "chomsky_hierarchy/reverse_string", "--hidden-size", "4", "--memory-width", "2",
+       "--batch-size", "4", "--steps-per-epoch", "2", "--eval-max-length", "3", "--eval-sequences", "4",
+       "--verbose", "0"]  # fmt: skip
+
+
+def train(out, *extra):
+    from keras_neural_memory.experiments import cli
+
+    return cli.main(["train", *RUN, "--output-dir", str(out), *extra])
+
+
+def test_a_run_resumes_after_an_interruption_and_is_not_trained_again(tmp_path, monkeypatch, capsys):
+    original = chomsky.measure_run
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    # Killed after its first epoch, while measuring: the backup survives.
+    monkeypatch.setattr(chomsky, "measure_run", killed)
+    with pytest.raises(KeyboardInterrupt):
+        train(tmp_path, "--epochs", "1", "--memory", "superposition_stack")
+    assert not (tmp_path / "results.json").exists()
+    first_row = (tmp_path / "history.csv").read_text().splitlines()[1]
+    monkeypatch.setattr(chomsky, "measure_run", original)
+    capsys.readouterr()
+    # Given a second epoch, the same command trains only that one.
+    assert train(tmp_path, "--epochs", "2", "--memory", "superposition_stack") == 0
+    out = capsys.readouterr().out
+    assert "resuming after 1 finished epoch (epoch 0 in history.csv)" in out
+    assert "no score: no length beyond 40 was measured" in out
+    rows = (tmp_path / "history.csv").read_text().splitlines()
+    assert len(rows) == 3 and rows[1] == first_row
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["batches"] == 4 and results["settings"]["learning_rate"] == 5e-4
+    assert results["score"] is None and results["accuracy_by_length"] == chomsky.CURVE_FILE
+    curve = json.loads((tmp_path / chomsky.CURVE_FILE).read_text())["accuracy_by_length"]
+    assert [point["length"] for point in curve] == [1, 2, 3]
+    assert (tmp_path / chomsky.PLOT_FILE).stat().st_size > 1000
+    assert not (tmp_path / "backup").exists()
+    # Finished: not trained again.
+    model = (tmp_path / "model.keras").read_bytes()
+    assert train(tmp_path, "--epochs", "2", "--memory", "superposition_stack") == 0
+    assert "not retraining" in capsys.readouterr().out
+    assert (tmp_path / "model.keras").read_bytes() == model
+
+
+def test_evaluate_redraws_the_curve_and_scores_the_lengths_beyond_training(tmp_path, capsys):
+    from keras_neural_memory.experiments import cli
+
+    assert train(tmp_path, "--epochs", "1", "--memory", "lstm", "--learning-rate", "1e-4") == 0
+    for name in (chomsky.CURVE_FILE, chomsky.PLOT_FILE):
+        (tmp_path / name).unlink()
+    report = tmp_path / "report.json"
+    args = ["evaluate", "--model", str(tmp_path), "--eval-max-length", "42", "--eval-sequences", "2"]
+    assert cli.main([*args, "--output", str(report)]) == 0
+    record = json.loads((tmp_path / chomsky.CURVE_FILE).read_text())
+    accuracies = [point["accuracy"] for point in record["accuracy_by_length"]]
+    assert len(accuracies) == 42 and record["scored_lengths"] == [41, 42]
+    assert record["score"] == pytest.approx(np.mean(accuracies[40:]))
+    assert json.loads(report.read_text())["score"] == record["score"]
+    assert (tmp_path / chomsky.PLOT_FILE).stat().st_size > 1000
+    assert "score (mean accuracy over lengths 41 and up)" in capsys.readouterr().out
+    # The flags of the other tasks' evaluation do not apply.
+    assert cli.main([*args, "--lengths", "3", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "--lengths does not apply to chomsky_hierarchy/reverse_string" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--task", "chomsky_hierarchy/reverse"], "unknown task 'chomsky_hierarchy/reverse'; choose one of: "
+         "chomsky_hierarchy/even_pairs, chomsky_hierarchy/parity_check"),
+        (["--task", "chomsky_hierarchy/reverse_string", "--scale", "quick"],
+         "--scale does not apply to chomsky_hierarchy/reverse_string"),
+        (["--task", "chomsky_hierarchy/reverse_string", "--eval-examples", "10"],
+         "--eval-examples does not apply to chomsky_hierarchy/reverse_string"),
+        (["--task", "chomsky_hierarchy/reverse_string", "--memory", "superposition_stack", "--strength-noise", "1"],
+         "--strength-noise and --gate-activation apply to the memory cells"),
+        (["--task", "sequence_copy", "--memory", "superposition_stack"],
+         "--memory superposition_stack is the Stack-RNN of the chomsky_hierarchy/ tasks"),
+        (["--task", "sequence_copy", "--eval-sequences", "8"], "--eval-sequences applies to chomsky_hierarchy/ tasks only"),
+    ],
+)  # fmt: skip
+def test_a_wrong_command_exits_2_with_one_line(args, message, tmp_path, capsys):
+    from keras_neural_memory.experiments import cli
+
+    assert cli.main(["train", *args, "--output-dir", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "run").exists()
