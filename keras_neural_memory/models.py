@@ -9,7 +9,7 @@
   layout, scored where the task's evaluation mask is 1.
 * `transduce`: greedy decoding of new sources with a `build_transducer`
   model, step by step through the cells, at any length.
-* `build_chomsky_model`: Delétang et al. 2023 §3-4 - the non-autoregressive
+* `build_chomsky_model`: Delétang et al. 2023 §4 - the non-autoregressive
   models of the Chomsky-hierarchy benchmark, which read the input and then
   one blank per output position (`chomsky_tape`) and answer at the blanks
   (`chomsky_output_logits`).
@@ -364,8 +364,8 @@ def chomsky_blank_id(input_vocab_size):
 def chomsky_tape(inputs, output_length, input_vocab_size, steps=None):
     """The ids a `build_chomsky_model` model reads: the input, then one blank per output.
 
-    This is the non-autoregressive input of Delétang et al. (2023), §3
-    ("we pad the input with empty tokens"): the model reads the input
+    This is the non-autoregressive input of Delétang et al. (2023), §4
+    (their code appends one empty token per output): the model reads the input
     tokens, then `output_length` blanks, and its outputs at the blanks are
     the answer. With `steps`, the tape is padded on the left with id 0 to
     `steps` steps; the models mask those steps, so the answer does not

@@ -1,7 +1,7 @@
 """The Chomsky-hierarchy benchmark of Delétang et al. (2023) as runs of `neural-memory train`.
 
 A task "chomsky_hierarchy/NAME" is trained and measured with the paper's
-protocol (§4 and App. B of "Neural Networks and the Chomsky Hierarchy"):
+protocol (§4 of "Neural Networks and the Chomsky Hierarchy"):
 
 * the model (`models.build_chomsky_model`) reads the input, then one blank
   per output position, and answers at the blanks (non-autoregressive);
