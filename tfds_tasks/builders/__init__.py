@@ -5,6 +5,7 @@ import tensorflow_datasets as tfds
 from tfds_tasks.builders.base import TaskBuilder, TaskBuilderConfig, configs_for
 from tfds_tasks.builders.bigram_flip import BigramFlip
 from tfds_tasks.builders.boolean_formula import BooleanFormula
+from tfds_tasks.builders.chomsky_hierarchy import ChomskyHierarchy, ChomskyHierarchyConfig
 from tfds_tasks.builders.cumulative_xor import CumulativeXor
 from tfds_tasks.builders.delayed_xor import DelayedXor
 from tfds_tasks.builders.itg_gender_conjugation import ItgGenderConjugation
@@ -17,12 +18,16 @@ from tfds_tasks.builders.subject_auxiliary_agreement import SubjectAuxiliaryAgre
 from tfds_tasks.generators import TASK_NAMES
 
 # The imports above register every builder with TFDS; list them in task order.
+# ``chomsky_hierarchy`` (one builder, a config per task of Delétang et al.
+# 2023) has other features and splits, so it is not one of these.
 BUILDERS = {name: tfds.builder_cls(name) for name in TASK_NAMES}
 
 __all__ = [
     "BUILDERS",
     "BigramFlip",
     "BooleanFormula",
+    "ChomskyHierarchy",
+    "ChomskyHierarchyConfig",
     "CumulativeXor",
     "DelayedXor",
     "ItgGenderConjugation",

@@ -19,6 +19,7 @@ from tfds_tasks.generators import Regime, TaskSettings
 HOMEPAGES = {
     "grefenstette2015": "https://arxiv.org/abs/1506.02516",
     "hao2018": "https://aclanthology.org/W18-5433/",
+    "deletang2023": "https://arxiv.org/abs/2207.02098",
 }
 
 CITATIONS = {
@@ -33,6 +34,12 @@ CITATIONS = {
   author={Hao, Yiding and Merrill, William and Angluin, Dana and Frank, Robert and Amsel, Noah and Benz, Andrew and Mendelsohn, Simon},
   booktitle={Proceedings of the 2018 EMNLP Workshop BlackboxNLP},
   year={2018}
+}""",
+    "deletang2023": """@inproceedings{deletang2023neural,
+  title={Neural Networks and the Chomsky Hierarchy},
+  author={Del{\\'e}tang, Gr{\\'e}goire and Ruoss, Anian and Grau-Moya, Jordi and Genewein, Tim and Wenliang, Li Kevin and Catt, Elliot and Cundy, Chris and Hutter, Marcus and Legg, Shane and Veness, Joel and Ortega, Pedro A.},
+  booktitle={International Conference on Learning Representations},
+  year={2023}
 }""",
 }
 

@@ -135,7 +135,8 @@ def training_batches(
     min_length: int = TRAIN_MIN_LENGTH,
     max_length: int = TRAIN_MAX_LENGTH,
     num_batches: int | None = None,
-) -> Iterator[ChomskyBatch]:
+    with_lengths: bool = False,
+) -> Iterator[ChomskyBatch] | Iterator[tuple[int, ChomskyBatch]]:
     """Yields training batches, each of one length uniform on ``min_length..max_length``.
 
     The paper's training distribution: batches of 128, the length drawn
@@ -149,9 +150,12 @@ def training_batches(
       min_length: the shortest length, >= 1.
       max_length: the longest length, >= ``min_length``.
       num_batches: stop after this many batches; None for an endless stream.
+      with_lengths: yield ``(length, batch)`` pairs, as
+        :func:`evaluation_batches` does (the input length alone does not
+        give ``length`` for modular_arithmetic).
 
     Returns:
-      An iterator of :class:`ChomskyBatch`.
+      An iterator of :class:`ChomskyBatch`, or of ``(length, ChomskyBatch)``.
 
     Raises:
       ValueError: for an unknown task name or an argument out of range.
@@ -167,7 +171,10 @@ def training_batches(
     if num_batches is not None:
         check_int(num_batches, "num_batches", minimum=0)
     check_int(seed, "seed")
-    return _training_batches(task, seed, batch_size, min_length, max_length, num_batches)
+    if not isinstance(with_lengths, bool):
+        raise ValueError(f"with_lengths must be True or False, got {with_lengths!r}")
+    pairs = _training_batches(task, seed, batch_size, min_length, max_length, num_batches)
+    return pairs if with_lengths else (batch for _, batch in pairs)
 
 
 def _training_batches(task, seed, batch_size, min_length, max_length, num_batches):
@@ -175,5 +182,5 @@ def _training_batches(task, seed, batch_size, min_length, max_length, num_batche
     count = 0
     while num_batches is None or count < num_batches:
         length = min_length + rng.randrange(max_length - min_length + 1)
-        yield task.sample_batch(rng, batch_size, length)
+        yield length, task.sample_batch(rng, batch_size, length)
         count += 1
