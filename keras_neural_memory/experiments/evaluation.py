@@ -243,8 +243,11 @@ def evaluate_chomsky(loaded, recorded, source, task, eval_max_length=None, eval_
     """
     setup = chomsky.task_setup(task)
     settings = recorded.get("settings") or {}
+    import keras
+
     expected = setup.task.input_vocab_size + 2  # the tape's ids: padding, the tokens, the blank
-    if loaded.input_shape != (None, None) or loaded.layers[1].input_dim != expected:
+    one_hot = next((layer for layer in loaded.layers if isinstance(layer, keras.layers.Embedding)), None)
+    if one_hot is None or one_hot.input_dim != expected:
         raise UsageError(f"the model does not read the tapes of {task} ({expected} ids); pass the --task it was trained on")
     max_length = eval_max_length or settings.get("eval_max_length") or chomsky.CHOMSKY_PROTOCOL["eval_max_length"]
     sequences = eval_sequences or settings.get("eval_sequences") or chomsky.CHOMSKY_PROTOCOL["eval_sequences"]

@@ -165,8 +165,13 @@ def test_evaluate_redraws_the_curve_and_scores_the_lengths_beyond_training(tmp_p
     from keras_neural_memory.experiments import cli
 
     assert train(tmp_path, "--epochs", "1", "--memory", "lstm", "--learning-rate", "1e-4") == 0
+    trained = json.loads((tmp_path / chomsky.CURVE_FILE).read_text())
     for name in (chomsky.CURVE_FILE, chomsky.PLOT_FILE):
         (tmp_path / name).unlink()
+    # By default, the run's own measurement again: the same curve.
+    assert cli.main(["evaluate", "--model", str(tmp_path)]) == 0
+    assert json.loads((tmp_path / chomsky.CURVE_FILE).read_text()) == trained
+    assert (tmp_path / chomsky.PLOT_FILE).is_file()
     report = tmp_path / "report.json"
     args = ["evaluate", "--model", str(tmp_path), "--eval-max-length", "42", "--eval-sequences", "2"]
     assert cli.main([*args, "--output", str(report)]) == 0
