@@ -20,6 +20,12 @@ written by hand and kept as it is. For every TFDS builder that the
   names), from builder instances that are never prepared;
 * the citation (``DatasetInfo.citation``).
 
+``chomsky_hierarchy`` (one builder, a config per task of Delétang et al.
+2023) is not a ``TaskBuilder``: its section has a table of the configs
+(level, vocabulary sizes, output length, terminator, split sizes) and
+each config's description with an example of length
+``CHOMSKY_EXAMPLE_LENGTH``.
+
 `tests/tasks/test_catalog.py` checks that the committed page is up to date.
 """
 
@@ -47,6 +53,8 @@ END = "<!-- catalog:end -->"
 EXAMPLE_CONFIG = "tiny"
 EXAMPLE_SPLIT = "train"
 EXAMPLE_MAX_TOKENS = 10
+# The length of the example shown for each task of chomsky_hierarchy.
+CHOMSKY_EXAMPLE_LENGTH = 6
 # A vocabulary longer than this (after folding runs such as x0..x127) is cut.
 MAX_NAME_ITEMS = 16
 
@@ -233,8 +241,87 @@ def _length_note(cls):
     return f"Lengths are what `{task_cls.__name__}.length` counts, not source tokens{quote}."
 
 
+def _output_length_formula(task):
+    """``task.output_length`` as a formula in ``length``, read off its values."""
+    formulas = {
+        "1": lambda n: 1,
+        "length": lambda n: n,
+        "length + 1": lambda n: n + 1,
+        "2 × length": lambda n: 2 * n,
+        "⌈length / 2⌉": lambda n: (n + 1) // 2,
+    }
+    for text, formula in formulas.items():
+        if all(task.output_length(n) == formula(n) for n in range(1, 64)):
+            return text
+    raise ValueError(f"{task.name}: output_length fits none of {', '.join(formulas)}")
+
+
+def chomsky_section(name, cls, data_dir):
+    """The markdown section of the ``chomsky_hierarchy`` builder: a config per task."""
+    import random
+
+    from tfds_tasks.generators.chomsky_hierarchy import chomsky_task
+
+    configs = cls.BUILDER_CONFIGS
+    info = _builder(name, configs[0], data_dir).info
+    paragraphs = _paragraphs(cls.__doc__ or "")
+    summary = " ".join(paragraphs[0])
+    out = [f"## `{name}`", ""]
+    for paragraph in paragraphs:
+        out += [rest_to_markdown(" ".join(line.strip() for line in paragraph)), ""]
+    source = pathlib.Path(inspect.getsourcefile(cls)).resolve().relative_to(PAGE.parent).as_posix()
+    out.append(f"* **Paper**: {_paper(cls, info, summary)}")
+    out.append(f"* **Builder**: `{cls.__module__}.{cls.__name__}` ([source]({source}))")
+    out.append(f"* **Version**: `{cls.VERSION}`")
+    out.append("* **Release notes**:")
+    for version, note in (cls.RELEASE_NOTES or {}).items():
+        out.append(f"  * `{version}`: {note}")
+    out.append(f"* **Supervised keys**: `{info.supervised_keys}`")
+    out.append("")
+
+    out.append("**Configs** (one per task; output lengths in the authors' `length`):")
+    out.append("")
+    out.append("| config | level | input ids | output ids | output length | terminator | `train` | `test` |")
+    out.append("|---|---|---:|---:|---|---:|---|---|")
+    for config in configs:
+        task = chomsky_task(config.task_name)
+        terminator = "" if task.terminator is None else str(task.terminator)
+        train = f"{_number(config.train_size)}, lengths {_range(*config.train_lengths)}"
+        test = (
+            f"{_number(config.test_size)}: {config.test_sequences_per_length} of every length "
+            f"{_range(*config.test_lengths)}"
+        )
+        out.append(
+            f"| `{config.name}` | {task.level.replace('_', ' ')} | {task.input_vocab_size} | "
+            f"{task.output_vocab_size} | {_output_length_formula(task)} | {terminator} | {train} | {test} |"
+        )
+    out.append("")
+    out.append(
+        f"Every config has `seed={configs[0].seed}`. Each config's description, then an example "
+        f"of length {CHOMSKY_EXAMPLE_LENGTH} (drawn here with seed 0): input → output, and the mask."
+    )
+    out.append("")
+    for config in configs:
+        task = chomsky_task(config.task_name)
+        inputs, outputs, mask = task.sample(random.Random(0), CHOMSKY_EXAMPLE_LENGTH)
+        load = f'`tfds.load("{name}/{config.name}")`'
+        out.append(f"* `{config.name}`: {rest_to_markdown(config.description)} {load}")
+        out.append(
+            f"  Example: `{' '.join(map(str, inputs))}` → `{' '.join(map(str, outputs))}`, "
+            f"mask `{' '.join(map(str, mask))}`."
+        )
+    out.append("")
+    out += ["**Features**:", "", *_feature_rows(info), ""]
+    out += ["**Citation**:", "", "```bibtex", (info.citation or "").strip(), "```", ""]
+    return "\n".join(out)
+
+
 def dataset_section(name, cls, data_dir):
     """The markdown section of one dataset."""
+    from tfds_tasks.builders.base import TaskBuilder
+
+    if not issubclass(cls, TaskBuilder):
+        return chomsky_section(name, cls, data_dir)
     configs = {c.name: c for c in cls.BUILDER_CONFIGS}
     infos = {c: _builder(name, c, data_dir).info for c in configs}
     default = cls.DEFAULT_BUILDER_CONFIG_NAME
@@ -302,7 +389,13 @@ def build_catalog():
     import tfds_tasks  # noqa: F401  (registers the builders)
 
     builders = registered_builders()
-    toc = ["## Catalog", "", "The features, as `TaskBuilder` defines them for every dataset:", ""]
+    toc = [
+        "## Catalog",
+        "",
+        "The features, as `TaskBuilder` defines them for every dataset but `chomsky_hierarchy` (whose",
+        "section gives its own):",
+        "",
+    ]
     toc += feature_notes() + ["", "The datasets:", ""]
     for name, cls in builders.items():
         summary = " ".join(_paragraphs(cls.__doc__ or "")[0]) if cls.__doc__ else ""

@@ -1,5 +1,9 @@
 """The chomsky_hierarchy TFDS builder: configs, features, splits, and its data."""
 
+import importlib.util
+import pathlib
+import re
+
 import numpy as np
 import pytest
 import tensorflow_datasets as tfds
@@ -92,3 +96,24 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(chomsky_hierarchy)
     assert result.failed == 0 and result.attempted >= 4
+
+
+def test_catalog_section_lists_every_config():
+    path = pathlib.Path(__file__).resolve().parents[2] / "docs" / "make_catalog.py"
+    spec = importlib.util.spec_from_file_location("make_catalog", path)
+    make_catalog = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_catalog)
+    page = make_catalog.PAGE.read_text(encoding="utf-8")
+    section = re.split(r"^## `chomsky_hierarchy`$", page, flags=re.M)[1].split(make_catalog.END)[0]
+    assert "* **Version**: `1.0.0`" in section and "`1.0.0`: Initial release." in section
+    assert CITATIONS["deletang2023"] in section
+    for config in ChomskyHierarchy.BUILDER_CONFIGS:
+        task = CHOMSKY_TASKS[config.name]
+        row = next(line for line in section.splitlines() if line.startswith(f"| `{config.name}` |"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[2:4] == [str(task.input_vocab_size), str(task.output_vocab_size)]
+        assert cells[5] == ("" if task.terminator is None else str(task.terminator))
+        assert cells[6:] == ["10,000, lengths 1..40", "16,000: 32 of every length 1..500"]
+        assert f'`tfds.load("chomsky_hierarchy/{config.name}")`' in section
+    for key in ("input", "output", "output_mask", "length"):
+        assert f"| `{key}` |" in section
