@@ -1,9 +1,30 @@
 """`DequeCell`: any controller cell with a Neural DeQue."""
 
+import keras
 from keras.saving import register_keras_serializable
 
 from keras_neural_memory import memory
 from keras_neural_memory.memory_cell import MemoryCell, document_cell_arguments
+from keras_neural_memory.validation import check_choice, check_real
+
+#: Which end starts quiet: None (both ends alike, as in the paper), either end, or one drawn at random.
+QUIET_ENDS = (None, "random", "top", "bottom")
+
+_QUIET_END_ARGUMENTS = """\
+    quiet_end: Which end of the DeQue starts quiet: its push and pop
+        biases start at `quiet_bias_init` instead of `push_bias_init` and
+        `pop_bias_init`. None, the default, starts both ends alike, as in
+        the paper; "random" draws the end once, when the cell is built
+        (from `seed`); "top" or "bottom" names it. Started alike, both
+        ends push about half of every input and the DeQue settles on a
+        blend of each end's latest pushes; with one end quiet, the other
+        can act as a stack (read where it pushes) or a queue (read the
+        quiet end), so training can find either algorithm. The draw does
+        not depend on the task.
+    quiet_bias_init: The quiet end's initial push and pop bias; -2.9.
+        With `gate_activation="hard_sigmoid"` that is a strength of 1/60,
+        whose gradient is that of any other unclipped strength.
+"""
 
 
 @register_keras_serializable(package="keras_neural_memory")
@@ -11,6 +32,8 @@ from keras_neural_memory.memory_cell import MemoryCell, document_cell_arguments
     controller_input="concat(x_t, r_{t-1}^top, r_{t-1}^bot)",
     heads="the push, pop and value of both ends",
     slots_note="; the DeQue keeps 2 slots per step",
+    seed_note=" and of the quiet end's draw",
+    extra_arguments=_QUIET_END_ARGUMENTS,
 )
 class DequeCell(MemoryCell):
     """An RNN cell that gives any controller cell a Neural DeQue (paper §3.3, 3.4).
@@ -37,7 +60,35 @@ class DequeCell(MemoryCell):
     logits = keras.layers.Dense(10)(x)
     model = keras.Model(inputs, logits)
     print(model(np.array([[1, 2, 3, 0], [4, 5, 0, 0]])).shape)  # (2, 4, 10)
+
+    # One end, drawn at random, starts quiet, with hard-sigmoid gates:
+    cell = DequeCell(keras.layers.LSTMCell(16), gate_activation="hard_sigmoid",
+                     quiet_end="random", seed=0)
     ```
     """
 
     memory_class = memory.NeuralDeque
+
+    def __init__(self, controller, *args, quiet_end=None, quiet_bias_init=-2.9, **kwargs):
+        super().__init__(controller, *args, **kwargs)
+        check_choice("quiet_end", quiet_end, QUIET_ENDS)
+        check_real("quiet_bias_init", quiet_bias_init)
+        self.quiet_end = quiet_end
+        self.quiet_bias_init = float(quiet_bias_init)
+
+    def initial_gate_biases(self):
+        """Both ends' `(push, pop)` biases; the quiet end's are `quiet_bias_init` (drawn here for "random")."""
+        biases = super().initial_gate_biases()
+        if self.quiet_end is None:
+            return biases
+        if self.quiet_end == "random":
+            end = int(keras.ops.convert_to_numpy(keras.random.randint((), 0, 2, seed=self.seed)))
+        else:
+            end = ("top", "bottom").index(self.quiet_end)
+        biases[end] = (self.quiet_bias_init, self.quiet_bias_init)
+        return biases
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"quiet_end": self.quiet_end, "quiet_bias_init": self.quiet_bias_init})
+        return config

@@ -80,8 +80,8 @@ _CELL_ARGUMENTS = """Args:
         flipping). Only `MemoryRNN` draws it: training the cell in a plain
         `keras.layers.RNN` with noise raises a `ValueError`. Inference
         never adds noise.
-    seed: Seed of that noise (an int, or None for Keras' global seed).
-    **kwargs: Base `keras.layers.Layer` arguments (`name`, `dtype`).
+    seed: Seed of that noise{seed_note} (an int, or None for Keras' global seed).
+{extra_arguments}    **kwargs: Base `keras.layers.Layer` arguments (`name`, `dtype`).
 
 Call arguments:
     inputs: `(batch, features)` the input at one step (followed, when
@@ -91,13 +91,21 @@ Call arguments:
     training: Passed on to the controller."""
 
 
-def document_cell_arguments(controller_input, heads, slots_note=""):
+def document_cell_arguments(controller_input, heads, slots_note="", seed_note="", extra_arguments=""):
     """Class decorator: the shared argument sections in place of `{cell_arguments}`.
 
     The placeholder stands alone on a line of the class docstring; the
     sections take its indentation (Python 3.13 strips docstring indentation).
+    `extra_arguments` documents a subclass's own arguments, in the shared
+    sections' indentation, before `**kwargs`.
     """
-    sections = _CELL_ARGUMENTS.format(controller_input=controller_input, heads=heads, slots_note=slots_note)
+    sections = _CELL_ARGUMENTS.format(
+        controller_input=controller_input,
+        heads=heads,
+        slots_note=slots_note,
+        seed_note=seed_note,
+        extra_arguments=extra_arguments,
+    )
 
     def decorate(cls):
         def indented(match):
@@ -330,8 +338,14 @@ class MemoryCell(keras.layers.Layer):
 
     def _bias_initializer(self, shape, dtype=None):
         """Zeros, except the push and pop biases (pop: Appendix B)."""
-        per_end = [self.push_bias_init, self.pop_bias_init] + [0.0] * self.memory_width
-        return ops.convert_to_tensor([0.0] * self.output_size + per_end * self.num_ends, dtype=dtype)
+        values = [0.0] * self.output_size
+        for push, pop in self.initial_gate_biases():
+            values += [push, pop] + [0.0] * self.memory_width
+        return ops.convert_to_tensor(values, dtype=dtype)
+
+    def initial_gate_biases(self):
+        """The initial `(push, pop)` biases of each end, drawn once when the cell is built."""
+        return [(self.push_bias_init, self.pop_bias_init)] * self.num_ends
 
     # ------------------------------------------------------------------ state
 

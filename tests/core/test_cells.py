@@ -159,8 +159,10 @@ def _layer_for(kind, cell):
 @pytest.mark.parametrize("kind", ["rnn", "memory_rnn"])
 @pytest.mark.slow
 def test_keras_file_round_trip_is_identical(tmp_path, cell_cls, kind):
+    # A DeQue also with a quiet end drawn at random: the loaded weights, not a new draw, decide it.
+    deque_options = {"quiet_end": "random", "gate_activation": "hard_sigmoid"} if cell_cls is DequeCell else {}
     cell = make_cell(
-        cell_cls, controller="stacked", trainable_initial_state=True, pop_bias_init=-0.5, capacity=32
+        cell_cls, controller="stacked", trainable_initial_state=True, pop_bias_init=-0.5, capacity=32, **deque_options
     )
     model = tagger(_layer_for(kind, cell))
     x = tokens(pad_from=7)
@@ -180,7 +182,10 @@ def test_keras_file_round_trip_is_identical(tmp_path, cell_cls, kind):
 @pytest.mark.parametrize("cell_cls", CELLS)
 @pytest.mark.parametrize("controller", ["lstm", "linear", "custom"])
 def test_config_round_trip(cell_cls, controller):
-    cell = make_cell(cell_cls, controller, capacity=17, push_bias_init=0.25, gate_activation="hard_sigmoid")
+    deque_options = {"quiet_end": "bottom", "quiet_bias_init": -2.0} if cell_cls is DequeCell else {}
+    cell = make_cell(
+        cell_cls, controller, capacity=17, push_bias_init=0.25, gate_activation="hard_sigmoid", **deque_options
+    )
     clone = cell_cls.from_config(cell.get_config())
     assert clone.get_config() == cell.get_config()
     assert clone.state_size == cell.state_size
@@ -206,6 +211,28 @@ def test_hard_sigmoid_gates_push_and_pop_exactly_zero_and_one():
     np.testing.assert_array_equal(trace["push"], 0.0)
     np.testing.assert_array_equal(trace["pop"], 1.0)
     np.testing.assert_array_equal(trace["strengths"], 0.0)
+
+
+@pytest.mark.parametrize("quiet_end, quiet", [("top", 0), ("bottom", 1)])
+def test_the_quiet_end_starts_with_its_own_push_and_pop_biases(quiet_end, quiet):
+    cell = make_cell(DequeCell, quiet_end=quiet_end, quiet_bias_init=-2.5, pop_bias_init=-1.0, push_bias_init=0.5)
+    cell.build((None, 5))
+    ends = keras.ops.convert_to_numpy(cell.bias)[8:].reshape(2, 6)[:, :2]
+    np.testing.assert_array_equal(ends[quiet], [-2.5, -2.5])
+    np.testing.assert_array_equal(ends[1 - quiet], [0.5, -1.0])
+
+
+def test_a_random_quiet_end_is_drawn_from_the_seed():
+    def quiet_end(seed):
+        cell = make_cell(DequeCell, quiet_end="random", seed=seed)
+        cell.build((None, 5))
+        push_biases = keras.ops.convert_to_numpy(cell.bias)[8:].reshape(2, 6)[:, 0]
+        assert sorted(push_biases) == [-2.9, 0.0]
+        return int(np.argmin(push_biases))
+
+    ends = [quiet_end(seed) for seed in range(8)]
+    assert ends == [quiet_end(seed) for seed in range(8)]
+    assert set(ends) == {0, 1}
 
 
 # ------------------------------------------------------- precision, state
@@ -285,6 +312,15 @@ def test_trace_matches_the_layer(cell_cls):
 def test_bad_arguments_name_the_argument(kwargs, error, name):
     with pytest.raises(error, match=name):
         StackCell(keras.layers.LSTMCell(4), **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,name",
+    [({"quiet_end": "left"}, ValueError, "quiet_end"), ({"quiet_bias_init": "low"}, TypeError, "quiet_bias_init")],
+)
+def test_bad_deque_arguments_name_the_argument(kwargs, error, name):
+    with pytest.raises(error, match=name):
+        DequeCell(keras.layers.LSTMCell(4), **kwargs)
 
 
 @pytest.mark.parametrize("controller", [keras.layers.Dense(4), "lstm", None, keras.layers.LSTM(4)])
