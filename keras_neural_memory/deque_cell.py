@@ -5,10 +5,7 @@ from keras.saving import register_keras_serializable
 
 from keras_neural_memory import memory
 from keras_neural_memory.memory_cell import MemoryCell, document_cell_arguments
-from keras_neural_memory.validation import check_choice, check_real
-
-#: Which end starts quiet: None (both ends alike, as in the paper), either end, or one drawn at random.
-QUIET_ENDS = (None, "random", "top", "bottom")
+from keras_neural_memory.validation import check_quiet_end, check_real
 
 _QUIET_END_ARGUMENTS = """\
     quiet_end: Which end of the DeQue starts quiet: its push and pop
@@ -71,7 +68,7 @@ class DequeCell(MemoryCell):
 
     def __init__(self, controller, *args, quiet_end=None, quiet_bias_init=-2.9, **kwargs):
         super().__init__(controller, *args, **kwargs)
-        check_choice("quiet_end", quiet_end, QUIET_ENDS)
+        check_quiet_end(quiet_end)
         check_real("quiet_bias_init", quiet_bias_init)
         self.quiet_end = quiet_end
         self.quiet_bias_init = float(quiet_bias_init)

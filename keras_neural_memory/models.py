@@ -30,6 +30,7 @@ from keras_neural_memory.validation import (
     check_choice,
     check_gate_activation,
     check_lstm_layers,
+    check_quiet_end,
     check_positive_int,
     check_strength_noise,
 )
@@ -63,6 +64,7 @@ def build_transducer(
     pop_bias_init=-1.0,
     strength_noise=0.0,
     gate_activation="sigmoid",
+    quiet_end=None,
     name=None,
 ):
     """The paper's transducer: embeddings, a recurrent core, a softmax layer.
@@ -90,6 +92,8 @@ def build_transducer(
             on the push and pop logits while training (memory models only).
         gate_activation: The memory cell's `gate_activation`, "sigmoid"
             (the paper) or "hard_sigmoid" (memory models only).
+        quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
+            (the paper), "random", "top" or "bottom".
         name: Model name; defaults to e.g. "stack_lstm_256".
 
     Returns:
@@ -122,6 +126,7 @@ def build_transducer(
     check_lstm_layers(lstm_layers, memory)
     check_strength_noise(strength_noise, memory)
     check_gate_activation(gate_activation, memory)
+    check_quiet_end(quiet_end, memory)
     from tfds_tasks import joint
 
     inputs = keras.Input((None,), dtype="int32", name="joint_ids")
@@ -134,17 +139,21 @@ def build_transducer(
             x = keras.layers.LSTM(hidden_size, return_sequences=True, name=f"lstm_{i}")(x)
         default_name = f"lstm{lstm_layers}_{hidden_size}"
     else:
-        cell = MEMORY_CELLS[memory](
-            keras.layers.LSTMCell(hidden_size),
-            memory_width=memory_width,
-            pop_bias_init=pop_bias_init,
-            strength_noise=strength_noise,
-            gate_activation=gate_activation,
-        )
+        cell = _lstm_memory_cell(
+            memory, hidden_size, memory_width, pop_bias_init=pop_bias_init, strength_noise=strength_noise,
+            gate_activation=gate_activation, quiet_end=quiet_end,
+        )  # fmt: skip
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
         default_name = f"{memory}_lstm_{hidden_size}"
     logits = keras.layers.Dense(joint.output_vocab_size(target_vocab_size), name="logits")(x)
     return keras.Model(inputs, logits, name=name or default_name)
+
+
+def _lstm_memory_cell(memory, hidden_size, memory_width, quiet_end=None, **options):
+    """The memory cell of `memory` around an `LSTMCell`; `quiet_end` goes to a DeQue only."""
+    if memory == "deque":
+        options["quiet_end"] = quiet_end
+    return MEMORY_CELLS[memory](keras.layers.LSTMCell(hidden_size), memory_width=memory_width, **options)
 
 
 def build_hao_model(
@@ -442,6 +451,7 @@ def build_chomsky_model(
     stack_size=CHOMSKY_STACK_SIZE,
     gate_activation="sigmoid",
     strength_noise=0.0,
+    quiet_end=None,
     name=None,
 ):
     """A model of the Chomsky-hierarchy benchmark (Delétang et al. 2023, §4).
@@ -482,6 +492,7 @@ def build_chomsky_model(
             "queue" and "deque" only).
         strength_noise: The memory cell's `strength_noise` ("stack",
             "queue" and "deque" only).
+        quiet_end: The `DequeCell`'s `quiet_end` ("deque" only).
         name: Model name; default e.g. "chomsky_stack_256".
 
     Returns:
@@ -511,6 +522,7 @@ def build_chomsky_model(
     with_memory_cell = memory in MEMORY_CELLS
     check_strength_noise(strength_noise, memory)
     check_gate_activation(gate_activation, memory)
+    check_quiet_end(quiet_end, memory)
     if memory == "superposition_stack" and (strength_noise or gate_activation != "sigmoid"):
         raise ValueError(
             "`strength_noise` and `gate_activation` apply to the memory cells ('stack', 'queue', 'deque'), not "
@@ -523,12 +535,10 @@ def build_chomsky_model(
         tape_ids, tape_ids, embeddings_initializer="identity", trainable=False, mask_zero=True, name="one_hot"
     )(inputs)
     if with_memory_cell:
-        cell = MEMORY_CELLS[memory](
-            keras.layers.LSTMCell(hidden_size),
-            memory_width=memory_width,
-            strength_noise=strength_noise,
-            gate_activation=gate_activation,
-        )
+        cell = _lstm_memory_cell(
+            memory, hidden_size, memory_width, strength_noise=strength_noise, gate_activation=gate_activation,
+            quiet_end=quiet_end,
+        )  # fmt: skip
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
     elif memory == "superposition_stack":
         cell = SuperpositionStackCell(keras.layers.SimpleRNNCell(hidden_size), stack_size, memory_width)

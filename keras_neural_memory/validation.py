@@ -12,6 +12,8 @@ import numbers
 
 #: The activations a memory's push or pop gate may have: both map every logit into [0, 1].
 GATE_ACTIVATIONS = ("sigmoid", "hard_sigmoid")
+#: Which end of a DeQue starts quiet: None (both ends alike, as in the paper), one drawn at random, or either end.
+QUIET_ENDS = (None, "random", "top", "bottom")
 
 
 class InvalidArgumentError(ValueError):
@@ -170,6 +172,29 @@ def check_gate_activation(gate_activation, memory=None):
             f"`gate_activation` applies to memory models, not memory='lstm'; received gate_activation={gate_activation!r}. "
             "Choose memory 'stack', 'queue' or 'deque', or gate_activation='sigmoid'.",
             "sigmoid without a memory",
+        )
+
+
+def check_quiet_end(quiet_end, memory=None):
+    """Checks `quiet_end`: one of `QUIET_ENDS`, and None for a model without a DeQue.
+
+    Example:
+
+    >>> check_quiet_end("random", "stack")
+    Traceback (most recent call last):
+    ...
+    keras_neural_memory.validation.InvalidArgumentError: `quiet_end` applies to the DeQue, not memory='stack'; received quiet_end='random'. Choose memory 'deque', or quiet_end=None.
+    """
+    if quiet_end not in QUIET_ENDS:
+        raise InvalidArgumentError(
+            f"`quiet_end` must be one of {', '.join(map(repr, QUIET_ENDS))}; received quiet_end={quiet_end!r}.",
+            "one of " + ", ".join(map(str, QUIET_ENDS)),
+        )
+    if quiet_end is not None and memory not in (None, "deque"):
+        raise InvalidArgumentError(
+            f"`quiet_end` applies to the DeQue, not memory={memory!r}; received quiet_end={quiet_end!r}. "
+            "Choose memory 'deque', or quiet_end=None.",
+            "None without a DeQue",
         )
 
 

@@ -90,6 +90,7 @@ def build_model(setup, config):
         memory_width=config.memory_width,
         strength_noise=config.strength_noise,
         gate_activation=config.gate_activation,
+        quiet_end=config.quiet_end,
     )
 
 

@@ -35,7 +35,7 @@ from keras_neural_memory.experiments.config import (
     UsageError,
 )
 from keras_neural_memory.models import CHOMSKY_MODELS, CONTROLLERS
-from keras_neural_memory.validation import GATE_ACTIVATIONS, InvalidArgumentError, check_positive_int, check_real
+from keras_neural_memory.validation import GATE_ACTIVATIONS, QUIET_ENDS, InvalidArgumentError, check_positive_int, check_real
 
 
 def _argument_type(parse, check, noun, **bounds):
@@ -144,6 +144,9 @@ def parser():
     train.add_argument("--gate-activation", choices=GATE_ACTIVATIONS, default="sigmoid",
                        help="activation of the push and pop gates (memory models): sigmoid, as in the paper, "
                             "or hard_sigmoid, which reaches exactly 0 and 1")
+    train.add_argument("--quiet-end", choices=QUIET_ENDS[1:],
+                       help="which end of the DeQue starts with low push and pop biases (random, top or bottom); "
+                            "default: both ends alike, as in the paper")
     train.add_argument("--batch-size", type=positive_int, help="default 10; 128 on chomsky_hierarchy/ tasks")
     _chomsky_evaluation_flags(train)
     train.add_argument("--seed", type=int, default=0)
@@ -197,7 +200,7 @@ def cmd_train(args):
     config = RunConfig(
         args.task, memory=args.memory, lstm_layers=args.lstm_layers, controller=args.controller, scale=args.scale,
         hidden_size=args.hidden_size, memory_width=args.memory_width, learning_rate=args.learning_rate,
-        strength_noise=args.strength_noise, gate_activation=args.gate_activation, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
+        strength_noise=args.strength_noise, gate_activation=args.gate_activation, quiet_end=args.quiet_end, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
         stop_at_coarse=args.stop_at_coarse, validation_examples=args.validation_examples,
         eval_examples=args.eval_examples, eval_max_length=args.eval_max_length, eval_sequences=args.eval_sequences, seed=args.seed, output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
     )  # fmt: skip

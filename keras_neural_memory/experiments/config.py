@@ -17,6 +17,7 @@ from keras_neural_memory.validation import (
     check_choice,
     check_gate_activation,
     check_int,
+    check_quiet_end,
     check_lstm_layers,
     check_positive_int,
     check_real,
@@ -175,6 +176,8 @@ class RunConfig:
             on the push and pop logits while training); memory models only.
         gate_activation: The memory cell's `gate_activation`: "sigmoid"
             (the paper) or "hard_sigmoid"; memory models only.
+        quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
+            (both ends alike, the paper), "random", "top" or "bottom".
         batch_size: Examples per batch; None: the paper's 10, or 128 on
             Chomsky-hierarchy tasks.
         epochs: Most epochs to train.
@@ -217,6 +220,7 @@ class RunConfig:
     learning_rate: float | None = None
     strength_noise: float = 0.0
     gate_activation: str = "sigmoid"
+    quiet_end: str | None = None
     batch_size: int | None = None
     epochs: int | None = None
     steps_per_epoch: int | None = None
@@ -251,6 +255,7 @@ class RunConfig:
             check_lstm_layers(self.lstm_layers, self.memory)
             check_strength_noise(self.strength_noise, self.memory)
             check_gate_activation(self.gate_activation, self.memory)
+        check_quiet_end(self.quiet_end, self.memory)
         self._check_task_options()
         if self.stop_at_coarse is not None:
             check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
@@ -353,6 +358,8 @@ class RunConfig:
             del record["strength_noise"]
         if record["gate_activation"] == "sigmoid":
             del record["gate_activation"]
+        if record["quiet_end"] is None:
+            del record["quiet_end"]
         if record["validation_examples"] is None:
             del record["validation_examples"]
         if is_chomsky_task(self.task):  # what these runs cannot change

@@ -66,6 +66,7 @@ def build_model(setup, config):
             lstm_layers=config.lstm_layers,
             strength_noise=config.strength_noise,
             gate_activation=config.gate_activation,
+            quiet_end=config.quiet_end,
         )
     if config.gate_activation != "sigmoid":
         raise UsageError(f"task {setup.name} (Hao et al.) takes --gate-activation sigmoid, not {config.gate_activation}")

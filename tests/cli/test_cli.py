@@ -539,6 +539,7 @@ def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
         (["train", "--task", "sequence_copy", "--memory", "lstm", "--strength-noise", "1"], "applies to memory models"),
         (["train", "--task", "sequence_copy", "--memory", "lstm", "--gate-activation", "hard_sigmoid"], "applies to memory models"),
         (["train", "--task", "cumulative_xor", "--gate-activation", "hard_sigmoid"], "takes --gate-activation sigmoid"),
+        (["train", "--task", "sequence_copy", "--memory", "stack", "--quiet-end", "random"], "applies to the DeQue"),
         (["train", "--task", "sequence_copy", "--lstm-layers", "4"], "`lstm_layers` sets the depth of the LSTM baseline, not of memory='stack'"),
         (["reproduce", "--seeds", "0,x"], "--seeds/--seed: 'x' in '0,x' is not an integer"),
         (["reproduce", "--learning-rates", "1e-3,0"], "--learning-rate: must be a finite number above 0, not 0"),

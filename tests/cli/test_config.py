@@ -36,6 +36,8 @@ def test_settings_are_what_makes_two_runs_the_same_run():
     assert noisy["strength_noise"] == 1.0 and noisy != a.settings()
     hard = RunConfig("sequence_copy", gate_activation="hard_sigmoid").settings()
     assert hard["gate_activation"] == "hard_sigmoid" and hard != a.settings()
+    quiet = RunConfig("sequence_copy", memory="deque", quiet_end="random").settings()
+    assert quiet["quiet_end"] == "random" and "quiet_end" not in RunConfig("sequence_copy", memory="deque").settings()
 
 
 @pytest.mark.parametrize(
@@ -51,6 +53,8 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         (dict(memory="lstm", strength_noise=1.0), "`strength_noise` applies to memory models, not memory='lstm'"),
         (dict(gate_activation="relu"), "`gate_activation` must be one of 'sigmoid', 'hard_sigmoid'"),
         (dict(memory="lstm", gate_activation="hard_sigmoid"), "`gate_activation` applies to memory models, not memory='lstm'"),
+        (dict(memory="deque", quiet_end="left"), "`quiet_end` must be one of None, 'random', 'top', 'bottom'"),
+        (dict(memory="queue", quiet_end="random"), "`quiet_end` applies to the DeQue, not memory='queue'"),
         (dict(memory="queue", lstm_layers=2), "`lstm_layers` sets the depth of the LSTM baseline, not of memory='queue'"),
         (dict(task="cumulative_xor", memory="lstm", lstm_layers=2), "has models of one controller layer; leave out --lstm-layers 2"),
         (dict(task="sequence_copying"), "unknown task 'sequence_copying'; choose one of: "),
