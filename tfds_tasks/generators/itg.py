@@ -20,9 +20,10 @@ of the cost.
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import re
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from tfds_tasks.generators.base import Example, Regime, Task
 
@@ -73,6 +74,79 @@ def rule(lhs: str, source: str, target: str, prob: float) -> SyncRule:
       ('S1', 'O3', 'VT2')
     """
     return SyncRule(lhs, tuple(source.split()), tuple(target.split()), prob)
+
+
+def probabilities_by_nonterminal(rules: Sequence[SyncRule]) -> dict[str, tuple[float, ...]]:
+    """Returns each nonterminal's rule probabilities, in the order of ``rules``.
+
+    Args:
+      rules: synchronous rules, e.g. a task's ``RULES``.
+
+    Returns:
+      ``{lhs: (p1, p2, ...)}`` with one entry per rule of ``lhs``.
+
+    Example:
+      >>> probabilities_by_nonterminal((rule("A", "B1", "B1", 0.9), rule("A", "b", "c", 0.1)))
+      {'A': (0.9, 0.1)}
+    """
+    out: dict[str, tuple[float, ...]] = {}
+    for r in rules:
+        out[r.lhs] = out.get(r.lhs, ()) + (r.prob,)
+    return out
+
+
+def with_rule_probabilities(
+    rules: Sequence[SyncRule], probabilities: Mapping[str, Sequence[float]]
+) -> tuple[SyncRule, ...]:
+    """Returns ``rules`` with the probabilities of some nonterminals replaced.
+
+    Args:
+      rules: synchronous rules, e.g. a task's ``RULES``.
+      probabilities: ``{lhs: (p1, p2, ...)}``, one probability per rule of
+        ``lhs`` in the order of ``rules``; nonterminals left out keep theirs.
+
+    Returns:
+      The rules, in the same order, with the new probabilities.
+
+    Raises:
+      ValueError: for an unknown nonterminal, a wrong number of
+        probabilities, a probability outside [0, 1], or probabilities that do
+        not sum to 1.
+
+    Example:
+      >>> rules = (rule("A", "B1", "B1", 0.9), rule("A", "b", "c", 0.1))
+      >>> probabilities_by_nonterminal(with_rule_probabilities(rules, {"A": (0.5, 0.5)}))
+      {'A': (0.5, 0.5)}
+    """
+    current = probabilities_by_nonterminal(rules)
+    checked: dict[str, list[float]] = {}
+    for lhs, probs in probabilities.items():
+        if lhs not in current:
+            raise ValueError(
+                f"rule_probabilities: unknown nonterminal {lhs!r}; known: {', '.join(current)}"
+            )
+        probs = list(probs)
+        if len(probs) != len(current[lhs]):
+            raise ValueError(
+                f"rule_probabilities[{lhs!r}] has {len(probs)} values; {lhs} has "
+                f"{len(current[lhs])} rules"
+            )
+        if not all(
+            isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 <= p <= 1.0
+            for p in probs
+        ):
+            raise ValueError(f"rule_probabilities[{lhs!r}] must lie in [0, 1], got {probs}")
+        if abs(math.fsum(probs) - 1.0) > 1e-9:
+            raise ValueError(
+                f"rule_probabilities[{lhs!r}] sum to {math.fsum(probs)}, not 1: {probs}"
+            )
+        checked[lhs] = probs
+    # Consumed in rule order, so the i-th value goes to the i-th rule of lhs.
+    pending = {lhs: iter(probs) for lhs, probs in checked.items()}
+    return tuple(
+        dataclasses.replace(r, prob=float(next(pending[r.lhs]))) if r.lhs in pending else r
+        for r in rules
+    )
 
 
 def split_vocabulary(vocab_size: int, num_classes: int) -> list[int]:
@@ -142,7 +216,10 @@ class SyncGrammar:
         return (m.group(1), int(m.group(2))) if m else None
 
     def _min_lengths(self) -> dict[str, int]:
-        """Fewest source words each nonterminal can yield (fixpoint)."""
+        """Fewest source words each nonterminal can yield (fixpoint).
+
+        Rules of probability 0 are never sampled, so they do not count.
+        """
         inf = float("inf")
         best = {nt: inf for nt in self.rules}
         best.update({c: 1 for c in self.lexical})
@@ -150,7 +227,7 @@ class SyncGrammar:
         while changed:
             changed = False
             for lhs, alts in self.rules.items():
-                for r in alts:
+                for r in (r for r in alts if r.prob > 0):
                     n = sum(best[l[0]] if (l := self._link(x)) else 1 for x in r.source)
                     if n < best[lhs]:
                         best[lhs], changed = n, True
@@ -183,7 +260,9 @@ class SyncGrammar:
                 continue
             alts = self.rules[nt]
             u = rng.random()
-            chosen = alts[-1]
+            # The fallback (for u left >= 0 by rounding) is the last rule that
+            # can be sampled at all.
+            chosen = next(r for r in reversed(alts) if r.prob > 0)
             for r in alts:
                 if u < r.prob:
                     chosen = r
@@ -275,12 +354,31 @@ class ItgTask(Task):
     Subclasses define ``RULES`` (a tuple of :class:`SyncRule`),
     ``LEXICAL`` (lexical classes) and the function words of each side.
     ``vocab_size`` is the number of lexical words, split evenly over the
-    classes (default 128, as in the paper).
+    classes (default 128, as in the paper); the source vocabulary adds the
+    source function words to them (``len(source_vocab) == vocab_size +
+    len(SOURCE_FUNCTION_WORDS)``).
 
     Args:
       regime: source length range (source and target lengths are equal in
         both grammars; both are checked).
       vocab_size: total number of class words; at least one per class.
+      rule_probabilities: ``{nonterminal: (p1, p2, ...)}`` replacing the
+        probabilities of that nonterminal's rules, in ``RULES`` order (see
+        :func:`probabilities_by_nonterminal` for the shipped ones); None keeps them all.
+        Other probabilities sample other data from the same seed.
+
+    Raises:
+      ValueError: for a bad regime, vocabulary or ``rule_probabilities``.
+
+    Example:
+      >>> import random
+      >>> from tfds_tasks.generators.itg_svo_sov import ItgSvoSov
+      >>> task = ItgSvoSov(Regime(8, 16), vocab_size=3,
+      ...                  rule_probabilities={"S": (0.5, 0.0, 0.5)})
+      >>> task.source_vocab
+      ('rpi', 'si0', 'oi0', 'vi0')
+      >>> task.rule_probabilities["S"]
+      (0.5, 0.0, 0.5)
     """
 
     RULES: tuple[SyncRule, ...] = ()
@@ -294,12 +392,27 @@ class ItgTask(Task):
         # Every lexical class needs at least one word.
         cls.min_vocab_size = max(1, len(cls.LEXICAL))
 
-    def __init__(self, regime: Regime, vocab_size: int | None = None):
+    def __init__(
+        self,
+        regime: Regime,
+        vocab_size: int | None = None,
+        rule_probabilities: Mapping[str, Sequence[float]] | None = None,
+    ):
         super().__init__(regime, vocab_size)
         if regime.max_depth is not None:
             raise ValueError(f"{self.name} has no depth; max_depth must be None")
         sizes = split_vocabulary(self.vocab_size, len(self.LEXICAL))
-        self.grammar = SyncGrammar(self.RULES, self.LEXICAL, sizes)
+        if rule_probabilities is None:
+            rules = self.RULES
+            self.grammar = SyncGrammar(rules, self.LEXICAL, sizes)
+        else:
+            rules = with_rule_probabilities(self.RULES, rule_probabilities)
+            try:
+                self.grammar = SyncGrammar(rules, self.LEXICAL, sizes)
+            except ValueError as error:  # e.g. a nonterminal left with no way to stop
+                raise ValueError(f"rule_probabilities: {error}") from None
+        #: ``{nonterminal: (p1, p2, ...)}``: the probabilities this task samples with.
+        self.rule_probabilities = probabilities_by_nonterminal(rules)
         shortest = self.grammar.min_length[self.grammar.root]
         if regime.max_length < shortest:
             raise ValueError(
