@@ -21,11 +21,19 @@ class ItgGenderConjugation(base.TaskBuilder):
     B V 0.45, S 0.10; V: W B 0.3, W 0.7; the six article rules 1/6 each.
     Tuned with the exact length distribution; histograms in
     ``tfds_tasks/README.md`` (``benchmarks/itg_lengths.py``).
+
+    Configs ``default_scale`` and ``default_scale_one_word`` have the
+    experiments' default-scale lengths (train 8..16, test 17..32) with 32
+    class words and with 4 (one per class; source vocabulary ``the a and
+    or we0 me0 fe0 ne0``).
     """
 
     name = "itg_gender_conjugation"
     TASK_NAME = "itg_gender_conjugation"
     PAPER = "grefenstette2015"
-    VERSION = tfds.core.Version("1.0.0")
-    RELEASE_NOTES = {"1.0.0": "Initial release."}
+    VERSION = tfds.core.Version("1.1.0")
+    RELEASE_NOTES = {
+        "1.0.0": "Initial release.",
+        "1.1.0": "Configs default_scale and default_scale_one_word; earlier configs unchanged.",
+    }
     BUILDER_CONFIGS = base.configs_for("itg_gender_conjugation")

@@ -20,11 +20,19 @@ class ItgSvoSov(base.TaskBuilder):
     spread lengths as evenly as a PCFG can (a critical branching process;
     lengths still fall off about as n^-3/2, see the histograms in
     ``tfds_tasks/README.md``, measured by ``benchmarks/itg_lengths.py``).
+
+    Configs ``default_scale`` and ``default_scale_one_word`` have the
+    experiments' default-scale lengths (train 8..16, test 17..32) with 32
+    class words and with 3 (one per class; source vocabulary ``rpi si0 oi0
+    vi0``).
     """
 
     name = "itg_svo_sov"
     TASK_NAME = "itg_svo_sov"
     PAPER = "grefenstette2015"
-    VERSION = tfds.core.Version("1.0.0")
-    RELEASE_NOTES = {"1.0.0": "Initial release."}
+    VERSION = tfds.core.Version("1.1.0")
+    RELEASE_NOTES = {
+        "1.0.0": "Initial release.",
+        "1.1.0": "Configs default_scale and default_scale_one_word; earlier configs unchanged.",
+    }
     BUILDER_CONFIGS = base.configs_for("itg_svo_sov")

@@ -11,18 +11,32 @@ Every task has ``default``, ``paper`` and ``tiny``:
   their ``default``.
 * ``tiny``: a few short examples, for tests and notebooks.
 
+The two ITG tasks also have ``default_scale`` and ``default_scale_one_word``
+(the training lengths and lexicons of the experiments, see ``_itg``).
+
 Choices where the papers are silent are documented next to each entry.
 """
 
 from __future__ import annotations
 
 from tfds_tasks.generators.base import Regime
+from tfds_tasks.generators.itg import ItgTask
+from tfds_tasks.generators.itg_gender_conjugation import ItgGenderConjugation
+from tfds_tasks.generators.itg_svo_sov import ItgSvoSov
 from tfds_tasks.generators.splits import TaskSettings
 
 DESCRIPTIONS = {
     "default": "Paper length/depth regimes, small enough to build in seconds.",
     "paper": "Paper length/depth regimes and split sizes.",
     "tiny": "A few short examples for tests and notebooks.",
+    "default_scale": (
+        "The lengths and lexicon of `neural-memory train --scale default`: train 8..16, "
+        "test 17..32, 32 class words split evenly over the lexical classes."
+    ),
+    "default_scale_one_word": (
+        "As default_scale with one word per lexical class (the smallest lexicon), so "
+        "sources are word-class sequences."
+    ),
 }
 
 
@@ -38,13 +52,26 @@ def _grefenstette(test_min: int, tiny_test_min: int, vocab: int = 128):
     }
 
 
-def _itg():
+def _itg(task: type[ItgTask]):
     # §4.2: rejection to [8, 64] for training, [65, 128] for testing.
     train, test = Regime(8, 64), Regime(65, 128)
+    # The experiments' default scale (keras_neural_memory.experiments.config
+    # SCALES["default"]): shorter sentences and a 32-word lexicon, and the
+    # same with one word per class, which leaves only the grammar's
+    # word-class structure to learn (vocab_size counts class words only:
+    # 3 for SVO -> SOV, source vocabulary 4 with ``rpi``; 4 for gender
+    # conjugation, source vocabulary 8 with ``the a and or``).
+    short_train, short_test = Regime(8, 16), Regime(17, 32)
     return {
         "default": TaskSettings(10_000, 1_000, 1_000, train, test, vocab_size=128),
         "paper": TaskSettings(100_000, 1_000, 1_000, train, test, vocab_size=128),
         "tiny": TaskSettings(20, 5, 5, Regime(4, 10), Regime(11, 16), vocab_size=128),
+        "default_scale": TaskSettings(
+            10_000, 1_000, 1_000, short_train, short_test, vocab_size=32
+        ),
+        "default_scale_one_word": TaskSettings(
+            10_000, 1_000, 1_000, short_train, short_test, vocab_size=task.min_vocab_size
+        ),
     }
 
 
@@ -63,8 +90,8 @@ SETTINGS = {
     "sequence_reversal": _grefenstette(65, 9),
     # Sources must have even length, so the test range starts at 66.
     "bigram_flip": _grefenstette(66, 10),
-    "itg_svo_sov": _itg(),
-    "itg_gender_conjugation": _itg(),
+    "itg_svo_sov": _itg(ItgSvoSov),
+    "itg_gender_conjugation": _itg(ItgGenderConjugation),
     # §5 Exp. 1: average |w| 10 for training, 20 for testing. The
     # distribution is unstated; |w| is uniform on 5..15 (mean 10) and on
     # 16..24 (mean 20), so test strings are all longer than training ones.
