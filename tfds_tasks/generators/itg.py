@@ -429,8 +429,19 @@ class ItgTask(Task):
         self._src_index = {w: i for i, w in enumerate(src)}
         self._tgt_index = {w: i for i, w in enumerate(tgt)}
 
-    def sample_words(self, rng: random.Random) -> tuple[list[str], list[str]]:
-        """Rejection-samples one (source words, target words) pair."""
+    def sample_derivation(self, rng: random.Random):
+        """Rejection-samples one derivation whose yields lie in the regime.
+
+        Args:
+          rng: the random source.
+
+        Returns:
+          ``(tree, source words, target words)``, the tree as in
+          :meth:`SyncGrammar.sample_derivation`.
+
+        Raises:
+          ValueError: if no sentence in the length range is found.
+        """
         lo, hi = self.regime.min_length, self.regime.max_length
         for _ in range(_MAX_ATTEMPTS):
             tree = self.grammar.sample_derivation(rng, hi)
@@ -438,11 +449,16 @@ class ItgTask(Task):
                 continue
             src, tgt = self.grammar.yields(tree)
             if lo <= len(src) <= hi and lo <= len(tgt) <= hi:
-                return src, tgt
+                return tree, src, tgt
         raise ValueError(
             f"{self.name}: no sentence with length in [{lo}, {hi}] after "
             f"{_MAX_ATTEMPTS} attempts"
         )
+
+    def sample_words(self, rng: random.Random) -> tuple[list[str], list[str]]:
+        """Rejection-samples one (source words, target words) pair."""
+        _, src, tgt = self.sample_derivation(rng)
+        return src, tgt
 
     def sample(self, rng: random.Random) -> Example:
         src, tgt = self.sample_words(rng)
