@@ -40,6 +40,35 @@ def _cells_with_dropout(cell):
     return found
 
 
+def check_controller_cell(controller):
+    """Checks that `controller` is a Keras RNN cell a memory cell can wrap.
+
+    Raises:
+        TypeError: `controller` is not a cell (no `state_size`) or is an RNN layer.
+        ValueError: it, or a cell inside it, uses dropout.
+    """
+    if not isinstance(controller, keras.layers.Layer) or not hasattr(controller, "state_size"):
+        raise TypeError(
+            "`controller` must be a Keras RNN cell: a `keras.layers.Layer` with a "
+            "`state_size` attribute, such as `keras.layers.LSTMCell(256)`; "
+            f"received controller={controller!r}."
+        )
+    if isinstance(controller, keras.layers.RNN):
+        raise TypeError(
+            f"`controller` must be an RNN cell, not the RNN layer {controller.name!r}: "
+            "pass e.g. `keras.layers.LSTMCell(256)` instead of `keras.layers.LSTM(256)`."
+        )
+    with_dropout = _cells_with_dropout(controller)
+    if with_dropout:
+        raise ValueError(
+            f"The controller cell(s) {with_dropout} use `dropout` or `recurrent_dropout`. "
+            "`keras.layers.RNN` only prepares dropout masks for cells it runs directly, "
+            "so dropout inside a memory cell would fail during `fit`. Build the "
+            "controller with dropout=0 and recurrent_dropout=0, and put a "
+            "`keras.layers.Dropout` on the RNN's inputs or outputs instead."
+        )
+
+
 # The `Args:` and `Call arguments:` sections shared by `MemoryCell` and its
 # subclasses, written once; `document_cell_arguments` fills in what differs.
 _CELL_ARGUMENTS = """Args:
@@ -180,26 +209,7 @@ class MemoryCell(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if not isinstance(controller, keras.layers.Layer) or not hasattr(controller, "state_size"):
-            raise TypeError(
-                "`controller` must be a Keras RNN cell: a `keras.layers.Layer` with a "
-                "`state_size` attribute, such as `keras.layers.LSTMCell(256)`; "
-                f"received controller={controller!r}."
-            )
-        if isinstance(controller, keras.layers.RNN):
-            raise TypeError(
-                f"`controller` must be an RNN cell, not the RNN layer {controller.name!r}: "
-                "pass e.g. `keras.layers.LSTMCell(256)` instead of `keras.layers.LSTM(256)`."
-            )
-        with_dropout = _cells_with_dropout(controller)
-        if with_dropout:
-            raise ValueError(
-                f"The controller cell(s) {with_dropout} use `dropout` or `recurrent_dropout`. "
-                "`keras.layers.RNN` only prepares dropout masks for cells it runs directly, "
-                "so dropout inside a memory cell would fail during `fit`. Build the "
-                "controller with dropout=0 and recurrent_dropout=0, and put a "
-                "`keras.layers.Dropout` on the RNN's inputs or outputs instead."
-            )
+        check_controller_cell(controller)
         check_positive_int("output_size", output_size, allow_none=True)
         check_positive_int("memory_width", memory_width, allow_none=True)
         if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity <= 0:

@@ -523,11 +523,10 @@ def build_chomsky_model(
     check_strength_noise(strength_noise, memory)
     check_gate_activation(gate_activation, memory)
     check_quiet_end(quiet_end, memory)
-    if memory == "superposition_stack" and (strength_noise or gate_activation != "sigmoid"):
+    if memory == "superposition_stack" and strength_noise:
         raise ValueError(
-            "`strength_noise` and `gate_activation` apply to the memory cells ('stack', 'queue', 'deque'), not "
-            f"memory='superposition_stack'; received strength_noise={strength_noise!r}, "
-            f"gate_activation={gate_activation!r}. Leave them at 0 and 'sigmoid'."
+            "`strength_noise` applies to the memory cells ('stack', 'queue', 'deque'), not "
+            f"memory='superposition_stack'; received strength_noise={strength_noise!r}. Leave it at 0."
         )
     tape_ids = chomsky_blank_id(input_vocab_size) + 1
     inputs = keras.Input((None,), dtype="int32", name="tape_ids")

@@ -5,7 +5,7 @@ from keras import ops
 from keras import tree
 
 from keras_neural_memory import superposition_stack
-from keras_neural_memory.memory_cell import _cells_with_dropout, _controller_output_size, _flat_state_sizes
+from keras_neural_memory.memory_cell import _controller_output_size, _flat_state_sizes, check_controller_cell
 from keras_neural_memory.validation import check_positive_int
 
 
@@ -96,23 +96,7 @@ class SuperpositionStackCell(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if not isinstance(controller, keras.layers.Layer) or not hasattr(controller, "state_size"):
-            raise TypeError(
-                "`controller` must be a Keras RNN cell: a `keras.layers.Layer` with a `state_size` attribute, "
-                f"such as `keras.layers.SimpleRNNCell(256)`; received controller={controller!r}."
-            )
-        if isinstance(controller, keras.layers.RNN):
-            raise TypeError(
-                f"`controller` must be an RNN cell, not the RNN layer {controller.name!r}: "
-                "pass e.g. `keras.layers.LSTMCell(256)` instead of `keras.layers.LSTM(256)`."
-            )
-        with_dropout = _cells_with_dropout(controller)
-        if with_dropout:
-            raise ValueError(
-                f"The controller cell(s) {with_dropout} use `dropout` or `recurrent_dropout`, which "
-                "`keras.layers.RNN` only prepares for cells it runs directly: build the controller with "
-                "dropout=0 and recurrent_dropout=0, and put a `keras.layers.Dropout` on the RNN's inputs or outputs."
-            )
+        check_controller_cell(controller)
         check_positive_int("stack_size", stack_size)
         check_positive_int("stack_cell_size", stack_cell_size)
         output_size = _controller_output_size(controller)

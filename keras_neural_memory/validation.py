@@ -161,18 +161,7 @@ def check_gate_activation(gate_activation, memory=None):
     ...
     keras_neural_memory.validation.InvalidArgumentError: `gate_activation` applies to memory models, not memory='lstm'; received gate_activation='hard_sigmoid'. Choose memory 'stack', 'queue' or 'deque', or gate_activation='sigmoid'.
     """
-    if gate_activation not in GATE_ACTIVATIONS:
-        raise InvalidArgumentError(
-            f"`gate_activation` must be one of {', '.join(map(repr, GATE_ACTIVATIONS))}; "
-            f"received gate_activation={gate_activation!r}.",
-            "one of " + ", ".join(GATE_ACTIVATIONS),
-        )
-    if gate_activation != "sigmoid" and memory == "lstm":
-        raise InvalidArgumentError(
-            f"`gate_activation` applies to memory models, not memory='lstm'; received gate_activation={gate_activation!r}. "
-            "Choose memory 'stack', 'queue' or 'deque', or gate_activation='sigmoid'.",
-            "sigmoid without a memory",
-        )
+    _check_model_option("gate_activation", gate_activation, GATE_ACTIVATIONS, memory, ("stack", "queue", "deque"))
 
 
 def check_quiet_end(quiet_end, memory=None):
@@ -185,16 +174,26 @@ def check_quiet_end(quiet_end, memory=None):
     ...
     keras_neural_memory.validation.InvalidArgumentError: `quiet_end` applies to the DeQue, not memory='stack'; received quiet_end='random'. Choose memory 'deque', or quiet_end=None.
     """
-    if quiet_end not in QUIET_ENDS:
+    _check_model_option("quiet_end", quiet_end, QUIET_ENDS, memory, ("deque",))
+
+
+def _check_model_option(name, value, choices, memory, memories):
+    """`value` is one of `choices`, and the first choice (the paper's) unless `memory` is one of `memories`.
+
+    A `memory` of None (a layer checking its own argument) takes every choice.
+    """
+    if value not in choices:
         raise InvalidArgumentError(
-            f"`quiet_end` must be one of {', '.join(map(repr, QUIET_ENDS))}; received quiet_end={quiet_end!r}.",
-            "one of " + ", ".join(map(str, QUIET_ENDS)),
+            f"`{name}` must be one of {', '.join(map(repr, choices))}; received {name}={value!r}.",
+            "one of " + ", ".join(map(str, choices)),
         )
-    if quiet_end is not None and memory not in (None, "deque"):
+    if value != choices[0] and memory is not None and memory not in memories:
+        applies_to = "the DeQue" if memories == ("deque",) else "memory models"
+        choose = "'deque'" if memories == ("deque",) else "'stack', 'queue' or 'deque'"
         raise InvalidArgumentError(
-            f"`quiet_end` applies to the DeQue, not memory={memory!r}; received quiet_end={quiet_end!r}. "
-            "Choose memory 'deque', or quiet_end=None.",
-            "None without a DeQue",
+            f"`{name}` applies to {applies_to}, not memory={memory!r}; received {name}={value!r}. "
+            f"Choose memory {choose}, or {name}={choices[0]!r}.",
+            f"{choices[0]} without {applies_to}",
         )
 
 

@@ -50,8 +50,10 @@ def test_the_tape_is_checked():
         chomsky_tape(np.zeros((1, 3), int), 2, 2, steps=4)
     with pytest.raises(ValueError, match=r"ids must lie in \[0, 2\)"):
         chomsky_tape(np.full((1, 3), 2), 2, 2)
-    with pytest.raises(ValueError, match="`strength_noise` and `gate_activation` apply to the memory cells"):
+    with pytest.raises(ValueError, match="`gate_activation` applies to memory models, not memory='superposition_stack'"):
         build_chomsky_model(2, 2, memory="superposition_stack", gate_activation="hard_sigmoid")
+    with pytest.raises(ValueError, match="`strength_noise` applies to the memory cells"):
+        build_chomsky_model(2, 2, memory="superposition_stack", strength_noise=1.0)
 
 
 def test_the_loss_counts_only_the_scored_outputs():
