@@ -51,6 +51,7 @@ CONDITIONS = {
     "hard_sigmoid": dict(memory="deque", gate_activation="hard_sigmoid"),
     "quiet_end": dict(memory="deque", quiet_end="random"),
     "hard_sigmoid_quiet_end": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random"),
+    "stack_hard_sigmoid": dict(memory="stack", gate_activation="hard_sigmoid"),
 }
 # The memory the DeQue is measured against on each task.
 BASELINES = {"sequence_copy": "queue", "sequence_reversal": "stack"}
