@@ -126,7 +126,7 @@ def main(argv=None):
                       f"train {row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
                 write_atomically(record_path, json.dumps(list(rows.values()), indent=1) + "\n")
     if args.output:
-        write_part(pathlib.Path(args.output), "benchmarks/deque_study.py", report(list(rows.values()), args, argv),
+        write_part(pathlib.Path(args.output), "benchmarks/deque_study.py", report(list(rows.values())),
                    "# The DeQue-LSTM on copy and reversal")  # fmt: skip
         print(f"wrote {args.output}")
 
@@ -143,25 +143,29 @@ def _span(values, digits=3):
     return f"{low:.{digits}f}" if low == high else f"{low:.{digits}f}-{high:.{digits}f}"
 
 
-def report(rows, args, argv):
-    """The markdown of the record: per task, a row per condition, then the DeQue's memory traces."""
+def report(rows):
+    """The markdown of the record: per task, its command, a row per condition, then every run's memory trace."""
     scale = SCALES[SCALE]
-    command = " ".join(["python benchmarks/deque_study.py", *(argv if argv is not None else sys.argv[1:])])
+    budgets = "/".join(f"{b:,}" for b in sorted({r["settings"]["epochs"] * STEPS_PER_EPOCH for r in rows}))
     lines = [
-        f"- Command: `{command}`",
         f"- Default scale: training strings of length {scale['train'][0]}-{scale['train'][1]}, test"
         f" {scale['test'][0]}-{scale['test'][1]}, {scale['vocab']} symbols, LSTM {scale['hidden']}, memory width"
         f" {scale['width']}; RMSProp 5e-3, batch 10. Each run stops once its coarse accuracy on"
         f" {VALIDATION_EXAMPLES} held-out training-length strings reaches {STOP_AT} at two consecutive epochs of"
-        f" {STEPS_PER_EPOCH} batches, or at its budget. Accuracy on 500 fresh strings; a run *learns* the task when"
-        f" its test coarse accuracy is at least {LEARNED}.",
+        f" {STEPS_PER_EPOCH} batches, or at its budget of {budgets} batches. Accuracy on 500 fresh strings;"
+        f" a run *learns* the task when its test coarse accuracy is at least {LEARNED}.",
         "",
     ]
     for task in BASELINES:
         task_rows = [r for r in rows if r["task"] == task]
         if not task_rows:
             continue
-        lines += [f"### {task}", "", "| condition | learned | batches (median, range) | train coarse | test coarse |",
+        # The command that reproduces this task's record, whichever runs of the script wrote it.
+        conditions = [c for c in CONDITIONS if c != BASELINES[task] and any(r["condition"] == c for r in task_rows)]
+        seeds = sorted({r["seed"] for r in task_rows})
+        command = (f"python benchmarks/deque_study.py --tasks {task} --conditions {','.join(conditions)} "
+                   f"--seeds {','.join(map(str, seeds))}")  # fmt: skip
+        lines += [f"### {task}", "", f"`{command}`", "", "| condition | learned | batches (median, range) | train coarse | test coarse |",
                   "|---|--:|--:|--:|--:|"]  # fmt: skip
         for condition in CONDITIONS:
             runs = sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"])
