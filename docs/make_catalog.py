@@ -256,15 +256,11 @@ def _output_length_formula(task):
     raise ValueError(f"{task.name}: output_length fits none of {', '.join(formulas)}")
 
 
-def chomsky_section(name, cls, data_dir):
-    """The markdown section of the ``chomsky_hierarchy`` builder: a config per task."""
-    import random
-
-    from tfds_tasks.generators.chomsky_hierarchy import chomsky_task
-
-    configs = cls.BUILDER_CONFIGS
-    info = _builder(name, configs[0], data_dir).info
+def _builder_header(name, cls, info):
+    """A builder's section up to its configs: its docstring, paper, source, version, notes and keys."""
     paragraphs = _paragraphs(cls.__doc__ or "")
+    if not paragraphs:
+        raise ValueError(f"{cls.__name__} has no docstring")
     summary = " ".join(paragraphs[0])
     out = [f"## `{name}`", ""]
     for paragraph in paragraphs:
@@ -278,6 +274,18 @@ def chomsky_section(name, cls, data_dir):
         out.append(f"  * `{version}`: {note}")
     out.append(f"* **Supervised keys**: `{info.supervised_keys}`")
     out.append("")
+    return out
+
+
+def chomsky_section(name, cls, data_dir):
+    """The markdown section of the ``chomsky_hierarchy`` builder: a config per task."""
+    import random
+
+    from tfds_tasks.generators.chomsky_hierarchy import chomsky_task
+
+    configs = cls.BUILDER_CONFIGS
+    info = _builder(name, configs[0], data_dir).info
+    out = _builder_header(name, cls, info)
 
     out.append("**Configs** (one per task; output lengths in the authors' `length`):")
     out.append("")
@@ -327,23 +335,7 @@ def dataset_section(name, cls, data_dir):
     default = cls.DEFAULT_BUILDER_CONFIG_NAME
     info = infos[default]
 
-    paragraphs = _paragraphs(cls.__doc__ or "")
-    if not paragraphs:
-        raise ValueError(f"{cls.__name__} has no docstring")
-    summary = " ".join(paragraphs[0])
-    out = [f"## `{name}`", ""]
-    for paragraph in paragraphs:
-        out += [rest_to_markdown(" ".join(line.strip() for line in paragraph)), ""]
-
-    source = pathlib.Path(inspect.getsourcefile(cls)).resolve().relative_to(PAGE.parent).as_posix()
-    out.append(f"* **Paper**: {_paper(cls, info, summary)}")
-    out.append(f"* **Builder**: `{cls.__module__}.{cls.__name__}` ([source]({source}))")
-    out.append(f"* **Version**: `{cls.VERSION}`")
-    out.append("* **Release notes**:")
-    for version, note in (cls.RELEASE_NOTES or {}).items():
-        out.append(f"  * `{version}`: {note}")
-    out.append(f"* **Supervised keys**: `{info.supervised_keys}`")
-    out.append("")
+    out = _builder_header(name, cls, info)
 
     task, example = _example(cls, configs[EXAMPLE_CONFIG])
     out.append(f"**Example** (`{EXAMPLE_CONFIG}` config, `{EXAMPLE_SPLIT}` split), source → target:")
