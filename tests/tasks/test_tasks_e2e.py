@@ -51,4 +51,6 @@ def test_load_in_fresh_offline_process(tmp_path):
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["n"] == 1000 and result["min"] >= 65 and result["max"] <= 128
     assert result["keys"] == ["eval_mask", "source", "source_text", "target", "target_text"]
-    assert (tmp_path / "tfds" / "itg_svo_sov" / "default" / "1.0.0").is_dir()
+    from tfds_tasks.builders.itg_svo_sov import ItgSvoSov
+
+    assert (tmp_path / "tfds" / "itg_svo_sov" / "default" / str(ItgSvoSov.VERSION)).is_dir()
