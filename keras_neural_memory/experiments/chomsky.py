@@ -1,7 +1,7 @@
 """The Chomsky-hierarchy benchmark of Delétang et al. (2023) as runs of `neural-memory train`.
 
 A task "chomsky_hierarchy/NAME" is trained and measured with the paper's
-protocol (§4 of "Neural Networks and the Chomsky Hierarchy"):
+protocol ("Neural Networks and the Chomsky Hierarchy", ICLR 2023):
 
 * the model (`models.build_chomsky_model`) reads the input, then one blank
   per output position, and answers at the blanks (non-autoregressive);
@@ -17,7 +17,7 @@ protocol (§4 of "Neural Networks and the Chomsky Hierarchy"):
 
 Shapes. Under XLA each input shape compiles once. Training batches are
 never padded: each of the 40 training lengths compiles its own step, once
-per process (measured at 2-6 s each on one CPU core, so at most a few
+per process (a few seconds each on a CPU core, so a few
 minutes a run, against tens of thousands of steps). Evaluation tapes are
 padded on the left to a multiple of `EVAL_BUCKET_STEPS` steps, which the
 models mask exactly (`models.chomsky_tape`), so lengths 1-500 compile some
@@ -38,6 +38,7 @@ import itertools
 import json
 import math
 import pathlib
+import time
 
 import numpy as np
 
@@ -47,8 +48,10 @@ from keras_neural_memory.experiments.config import CHOMSKY_PROTOCOL, chomsky_tas
 #: The accuracy against length a run writes into its folder, and its plot.
 CURVE_FILE = "accuracy_by_length.json"
 PLOT_FILE = "accuracy_by_length.png"
+#: The lengths a run's final measurement has measured so far (removed when it ends).
+PROGRESS_FILE = "evaluation_progress.json"
 #: Sequences per evaluation batch: 512 per length in 4 batches keeps a
-#: length-500 evaluation well inside a few GiB (see docs/cli.md).
+#: length-500 evaluation well inside a few GiB (docs/results/chomsky.md#cost).
 EVAL_BATCH_SIZE = 128
 #: Evaluation tapes are left-padded to a multiple of this many steps.
 EVAL_BUCKET_STEPS = 32
@@ -169,25 +172,16 @@ def training_batches(setup, seed, batch_size, first_epoch, steps):
     return data.as_batches(make_batches, None)
 
 
-def bucket_steps(steps, multiple=EVAL_BUCKET_STEPS):
-    """The padded tape length of an evaluation tape of `steps` steps.
-
-    Example:
-
-    >>> bucket_steps(2), bucket_steps(64), bucket_steps(65)
-    (32, 64, 96)
-    """
-    return -(-steps // multiple) * multiple
-
-
 def accuracy_by_length(model, setup, seed, max_length, sequences, min_length=1, batch_size=EVAL_BATCH_SIZE,
-                       verbose=True):  # fmt: skip
+                       verbose=True, progress_file=None):  # fmt: skip
     """Per-token accuracy at every length, streamed from the protocol's evaluation batches.
 
     Each length's accuracy pools its `sequences` sequences: right output
     tokens over scored tokens (`output_mask` 1). Batches are generated one
     at a time (`evaluation_batches`), so memory holds one batch whatever
-    the number of sequences.
+    the number of sequences. Every length's sequences are drawn from the
+    stream seeded `seed` for that length alone, so a measurement resumed
+    at any length sees the sequences an uninterrupted one would.
 
     Args:
         model: A model of `models.build_chomsky_model`, compiled.
@@ -198,6 +192,11 @@ def accuracy_by_length(model, setup, seed, max_length, sequences, min_length=1, 
         min_length: The first length.
         batch_size: Sequences per batch.
         verbose: Print each length's accuracy as it is measured.
+        progress_file: A JSON file that keeps the lengths measured so far,
+            written atomically after each: a measurement of the same
+            `seed`, `sequences` and `min_length`, by the model at the same
+            optimizer step, started again continues after the last length
+            it holds.
 
     Returns:
         A list of `{"length": L, "accuracy": a}`, lengths increasing.
@@ -205,12 +204,20 @@ def accuracy_by_length(model, setup, seed, max_length, sequences, min_length=1, 
     from tfds_tasks.generators.chomsky_hierarchy import evaluation_batches
 
     task = setup.task
-    stream = evaluation_batches(task.name, seed, min_length=min_length, max_length=max_length,
+    optimizer = getattr(model, "optimizer", None)
+    measured = {"seed": seed, "sequences": sequences, "min_length": min_length,
+                "optimizer_step": int(optimizer.iterations) if optimizer is not None else None}  # fmt: skip
+    curve = _measured_so_far(progress_file, measured, max_length)
+    if curve:
+        print(f"resuming the evaluation after length {curve[-1]['length']} from {progress_file}", flush=True)
+    first = curve[-1]["length"] + 1 if curve else min_length
+    if first > max_length:
+        return curve
+    stream = evaluation_batches(task.name, seed, min_length=first, max_length=max_length,
                                 sequences_per_length=sequences, batch_size=min(batch_size, sequences))  # fmt: skip
-    curve = []
     for length, batches in itertools.groupby(stream, key=lambda item: item[0]):
         output_length = task.output_length(length)
-        steps = bucket_steps(task.input_length(length) + output_length)
+        steps = data.pad_to_bucket(task.input_length(length) + output_length, EVAL_BUCKET_STEPS)
         right = scored = 0
         for _, batch in batches:
             tape, targets, weights = training_example(task, batch, steps)
@@ -219,9 +226,21 @@ def accuracy_by_length(model, setup, seed, max_length, sequences, min_length=1, 
             right += int(np.sum((np.argmax(logits, axis=-1) == batch.output) & mask))
             scored += int(np.sum(mask))
         curve.append({"length": length, "accuracy": right / scored})
+        if progress_file is not None:
+            files.write_atomically(progress_file, json.dumps({**measured, "accuracy_by_length": curve}))
         if verbose:
             print(f"  length {length:4d}: accuracy {curve[-1]['accuracy']:.3f}", flush=True)
     return curve
+
+
+def _measured_so_far(progress_file, measured, max_length):
+    """The curve a progress file holds for the measurement `measured`, up to `max_length`; [] if none."""
+    if progress_file is None or not pathlib.Path(progress_file).is_file():
+        return []
+    progress = json.loads(pathlib.Path(progress_file).read_text())
+    if any(progress.get(key) != value for key, value in measured.items()):
+        return []
+    return [point for point in progress["accuracy_by_length"] if point["length"] <= max_length]
 
 
 def score(curve, train_max_length=CHOMSKY_PROTOCOL["train_lengths"][1]):
@@ -290,16 +309,30 @@ def write_curve(folder, setup, label, curve, seed, sequences):
     return record
 
 
+def describe(setup, config):
+    """The results' entries on the task of a run: no scale; trained on 1-40, measured on 1-`eval_max_length`."""
+    return {"scale": None, "train_lengths": list(setup.train_lengths), "test_lengths": [1, config.eval_max_length]}
+
+
 def measure_run(model, setup, config, output, seed):
-    """The final measurement of a training run: writes the curve files into `output`; returns results' entries."""
+    """The final measurement of a training run: writes the curve files into `output`; returns results' entries.
+
+    The lengths measured so far are kept in `output`'s `PROGRESS_FILE`, so
+    a run stopped during its measurement continues it when it resumes;
+    "eval_seconds" counts this process's part.
+    """
+    output = pathlib.Path(output)
+    start = time.perf_counter()
     curve = accuracy_by_length(model, setup, seed, config.eval_max_length, config.eval_sequences,
-                               verbose=config.verbose > 0)  # fmt: skip
+                               verbose=config.verbose > 0, progress_file=output / PROGRESS_FILE)  # fmt: skip
     record = write_curve(output, setup, model.name, curve, seed, config.eval_sequences)
+    (output / PROGRESS_FILE).unlink(missing_ok=True)
     return {
         "score": record["score"],
         "scored_lengths": record["scored_lengths"],
         "accuracy_by_length": CURVE_FILE,
         "evaluation": record["evaluation"],
+        "eval_seconds": round(time.perf_counter() - start, 1),
     }
 
 

@@ -12,6 +12,7 @@ results["test_accuracy"]  # {"coarse": ..., "fine": ..., "masked": ...}
 
 import contextlib
 import csv
+import dataclasses
 import datetime
 import importlib.util
 import json
@@ -52,10 +53,13 @@ def build_model(setup, config):
     `models.build_hao_model`; Chomsky-hierarchy tasks
     `models.build_chomsky_model`. `config` must be `resolved`.
     """
+    return protocol_of(setup).build_model(setup, config)
+
+
+def _build_papers_model(setup, config):
+    """`build_model` for the tasks of Grefenstette et al. and Hao et al."""
     from keras_neural_memory import models
 
-    if setup.layout == "chomsky":
-        return chomsky.build_model(setup, config)
     if setup.layout == "joint":
         return models.build_transducer(
             setup.source_vocab_size,
@@ -107,6 +111,63 @@ def measure(model, setup, split, count, seed, batch_size):
     batches, steps = data.whole_batches(setup, split, count, seed, batch_size)
     values = model.evaluate(batches, steps=steps, verbose=0, return_dict=True)
     return {key: float(values[f"{key}_accuracy"]) for key in ("coarse", "fine", "masked")}
+
+
+def evaluation_batch_size(config):
+    """The batch of held-out measurements: a multiple of the batch size, so it splits over the replicas."""
+    return config.batch_size * max(1, 50 // config.batch_size)
+
+
+def _describe_papers(setup, config):
+    """The results' entries on the task of a Grefenstette et al. or Hao et al. run."""
+    train, test = setup.settings.train, setup.settings.test
+    return {
+        "scale": config.scale,
+        "train_lengths": [train.min_length, train.max_length],
+        "test_lengths": [test.min_length, test.max_length],
+    }
+
+
+def _measure_papers(model, setup, config, output, seed):
+    """The final accuracies of a Grefenstette et al. or Hao et al. run on fresh train and test examples."""
+    batch_size = evaluation_batch_size(config)
+    return {f"{split}_accuracy": measure(model, setup, split, config.eval_examples, seed, batch_size)
+            for split in ("train", "test")}  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class Protocol:
+    """How the runs of a family of tasks are built, compiled, fed and measured.
+
+    `train` runs every task through the same steps; the protocol supplies
+    what differs between the papers' tasks and the Chomsky hierarchy.
+
+    Attributes:
+        build_model: `(setup, config) -> model`.
+        compile_model: `(model, learning_rate, jit_compile)`.
+        training_batches: `(setup, seed, batch_size, first_epoch, steps) -> batches`.
+        describe: `(setup, config) -> dict`: the results' "scale",
+            "train_lengths" and "test_lengths".
+        measure: `(model, setup, config, output, seed) -> dict`: the
+            results' entries of the final measurement.
+    """
+
+    build_model: object
+    compile_model: object
+    training_batches: object
+    describe: object
+    measure: object
+
+
+PAPERS_PROTOCOL = Protocol(_build_papers_model, compile_model, data.training_batches, _describe_papers,
+                           _measure_papers)  # fmt: skip
+CHOMSKY_HIERARCHY_PROTOCOL = Protocol(chomsky.build_model, chomsky.compile_model, chomsky.training_batches,
+                                      chomsky.describe, chomsky.measure_run)  # fmt: skip
+
+
+def protocol_of(setup):
+    """The `Protocol` of a task setup from `task_setup`."""
+    return CHOMSKY_HIERARCHY_PROTOCOL if setup.layout == "chomsky" else PAPERS_PROTOCOL
 
 
 def distribution_scope(batch_size):
@@ -218,15 +279,11 @@ def _train_in(output, config, setup):
         jit_compile = False
     # The JAX distribution must stay current through fit and evaluate too.
     with scope:
-        model = build_model(setup, config)
-        is_chomsky = setup.layout == "chomsky"
-        (chomsky.compile_model if is_chomsky else compile_model)(model, config.learning_rate, jit_compile)
-        if is_chomsky:
-            train_lengths, test_lengths = list(setup.train_lengths), [1, config.eval_max_length]
-        else:
-            train_regime, test_regime = setup.settings.train, setup.settings.test
-            train_lengths = [train_regime.min_length, train_regime.max_length]
-            test_lengths = [test_regime.min_length, test_regime.max_length]
+        protocol = protocol_of(setup)
+        model = protocol.build_model(setup, config)
+        protocol.compile_model(model, config.learning_rate, jit_compile)
+        described = protocol.describe(setup, config)
+        train_lengths, test_lengths = described["train_lengths"], described["test_lengths"]
         print(f"{model.name}: {model.count_params():,} parameters; task {config.task} ({setup.layout} layout), "
               f"train lengths {train_lengths[0]}-{train_lengths[1]}, "
               f"test lengths {test_lengths[0]}-{test_lengths[1]}; {replicas} replica(s)", flush=True)
@@ -234,8 +291,7 @@ def _train_in(output, config, setup):
             print(_resume_message(first_epoch, backup_dir), flush=True)
         segments = _record_segment(output / "segments.json", first_epoch, replicas)
         steps = config.steps_per_epoch
-        training_batches = chomsky.training_batches if is_chomsky else data.training_batches
-        batches = training_batches(setup, config.seed, config.batch_size, first_epoch, steps)
+        batches = protocol.training_batches(setup, config.seed, config.batch_size, first_epoch, steps)
         history_path = output / "history.csv"
         callbacks = [
             # Before the backup: an epoch is backed up only once its row is written.
@@ -247,12 +303,10 @@ def _train_in(output, config, setup):
             callbacks.append(keras.callbacks.TensorBoard(str(output / "logs")))
         else:
             print("note: no TensorBoard logs, as they need TensorFlow (pip install tensorflow)", flush=True)
-        # A multiple of the batch size, so every evaluation batch splits over the replicas.
-        eval_batch = config.batch_size * max(1, 50 // config.batch_size)
         validation = {}
         if config.validation_examples:
             validation_data, validation_steps = data.whole_batches(
-                setup, "validation", config.validation_examples, config.seed + VALIDATION_SEED_OFFSET, eval_batch
+                setup, "validation", config.validation_examples, config.seed + VALIDATION_SEED_OFFSET, evaluation_batch_size(config)
             )
             validation = {"validation_data": validation_data, "validation_steps": validation_steps}
         if config.stop_at_coarse is not None:
@@ -269,7 +323,7 @@ def _train_in(output, config, setup):
             "memory": config.memory,
             "model": model.name,
             "parameters": model.count_params(),
-            "scale": None if is_chomsky else config.scale,
+            "scale": described["scale"],
             "seed": config.seed,
             "learning_rate": config.learning_rate,
             "batches": len(history.get("loss", [])) * steps,
@@ -281,14 +335,8 @@ def _train_in(output, config, setup):
             "history": history,
             "diverged": not all(math.isfinite(loss) for loss in history.get("loss", [math.nan])),
         }
-        if is_chomsky and not results["diverged"]:
-            start = time.perf_counter()
-            results.update(chomsky.measure_run(model, setup, config, output, config.seed + EVALUATION_SEED_OFFSET))
-            results["eval_seconds"] = round(time.perf_counter() - start, 1)
-        elif not results["diverged"]:
-            for split in ("train", "test"):
-                results[f"{split}_accuracy"] = measure(model, setup, split, config.eval_examples,
-                                                       config.seed + EVALUATION_SEED_OFFSET, eval_batch)  # fmt: skip
+        if not results["diverged"]:
+            results.update(protocol.measure(model, setup, config, output, config.seed + EVALUATION_SEED_OFFSET))
         files.save_model_atomically(model, output / "model.keras")
     files.write_atomically(output / "results.json", json.dumps(results, indent=2))
     shutil.rmtree(backup_dir, ignore_errors=True)
@@ -339,7 +387,7 @@ def finished_run(config):
 
 def _forget_run(output):
     """Removes the run in `output`, finished or under way, so that it trains again from the start."""
-    for name in ("results.json", "history.csv", "segments.json", SETTINGS_FILE):
+    for name in ("results.json", "history.csv", "segments.json", SETTINGS_FILE, chomsky.PROGRESS_FILE):
         (output / name).unlink(missing_ok=True)
     shutil.rmtree(output / "backup", ignore_errors=True)
 

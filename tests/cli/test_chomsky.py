@@ -4,6 +4,7 @@ The model and evaluation tests run on any backend (`KERAS_BACKEND=jax` too);
 the runs train tiny models for a few steps.
 """
 
+import dataclasses
 import json
 import random
 
@@ -129,18 +130,19 @@ def train(out, *extra):
 
 
 def test_a_run_resumes_after_an_interruption_and_is_not_trained_again(tmp_path, monkeypatch, capsys):
-    original = chomsky.measure_run
+    from keras_neural_memory.experiments import training
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
 
     # Killed after its first epoch, while measuring: the backup survives.
-    monkeypatch.setattr(chomsky, "measure_run", killed)
+    protocol = training.CHOMSKY_HIERARCHY_PROTOCOL
+    monkeypatch.setattr(training, "CHOMSKY_HIERARCHY_PROTOCOL", dataclasses.replace(protocol, measure=killed))
     with pytest.raises(KeyboardInterrupt):
         train(tmp_path, "--epochs", "1", "--memory", "superposition_stack")
     assert not (tmp_path / "results.json").exists()
     first_row = (tmp_path / "history.csv").read_text().splitlines()[1]
-    monkeypatch.setattr(chomsky, "measure_run", original)
+    monkeypatch.setattr(training, "CHOMSKY_HIERARCHY_PROTOCOL", protocol)
     capsys.readouterr()
     # Given a second epoch, the same command trains only that one.
     assert train(tmp_path, "--epochs", "2", "--memory", "superposition_stack") == 0
@@ -161,6 +163,34 @@ def test_a_run_resumes_after_an_interruption_and_is_not_trained_again(tmp_path, 
     assert train(tmp_path, "--epochs", "2", "--memory", "superposition_stack") == 0
     assert "not retraining" in capsys.readouterr().out
     assert (tmp_path / "model.keras").read_bytes() == model
+
+
+def test_the_final_measurement_resumes_at_the_length_it_stopped(tmp_path, monkeypatch, capsys):
+    original = chomsky.training_example
+    measured_lengths, stop_at = [], [3]
+
+    def stopped_at_length_3(task, batch, steps=None):
+        if steps is not None:  # an evaluation batch
+            measured_lengths.append(batch.input.shape[1])
+            if batch.input.shape[1] in stop_at:
+                raise KeyboardInterrupt
+        return original(task, batch, steps)
+
+    monkeypatch.setattr(chomsky, "training_example", stopped_at_length_3)
+    with pytest.raises(KeyboardInterrupt):
+        train(tmp_path, "--epochs", "1", "--memory", "superposition_stack", "--eval-max-length", "4")
+    progress = json.loads((tmp_path / chomsky.PROGRESS_FILE).read_text())
+    assert [point["length"] for point in progress["accuracy_by_length"]] == [1, 2]
+    assert progress["optimizer_step"] == 2 and progress["sequences"] == 4
+    measured_lengths.clear()
+    stop_at.clear()
+    capsys.readouterr()
+    assert train(tmp_path, "--epochs", "1", "--memory", "superposition_stack", "--eval-max-length", "4") == 0
+    assert "resuming the evaluation after length 2" in capsys.readouterr().out
+    assert sorted(set(measured_lengths)) == [3, 4]  # lengths 1 and 2 are not measured again
+    curve = json.loads((tmp_path / chomsky.CURVE_FILE).read_text())["accuracy_by_length"]
+    assert curve[:2] == progress["accuracy_by_length"] and [point["length"] for point in curve] == [1, 2, 3, 4]
+    assert not (tmp_path / chomsky.PROGRESS_FILE).exists()
 
 
 def test_evaluate_redraws_the_curve_and_scores_the_lengths_beyond_training(tmp_path, capsys):
