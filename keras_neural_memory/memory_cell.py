@@ -237,7 +237,7 @@ class MemoryCell(keras.layers.Layer):
         self.capacity = capacity
         self.pop_bias_init = float(pop_bias_init)
         self.push_bias_init = float(push_bias_init)
-        self.gate_activation = gate_activation
+        self.gate_activation = keras.activations.get(gate_activation)
         self.output_activation = keras.activations.get(output_activation)
         self.value_activation = keras.activations.get(value_activation)
         self.trainable_initial_state = bool(trainable_initial_state)
@@ -420,19 +420,8 @@ class MemoryCell(keras.layers.Layer):
         kwargs = {"training": training} if self.controller._call_has_training_arg else {}
         controller_output, new_controller_states = self.controller(controller_input, packed, **kwargs)
         heads = ops.matmul(controller_output, self.kernel) + self.bias
-        output_slice, *end_slices = self._head_slices
-        output = self.output_activation(heads[:, output_slice])
-        push_slices, pop_slices, value_slices = end_slices[0::3], end_slices[1::3], end_slices[2::3]
-        values = ops.stack([self.value_activation(heads[:, s]) for s in value_slices], axis=1)
-        pop_logits = ops.concatenate([heads[:, s] for s in pop_slices], axis=-1)
-        push_logits = ops.concatenate([heads[:, s] for s in push_slices], axis=-1)
-        if noise is not None:
-            noise = ops.cast(noise, heads.dtype)
-            push_logits = push_logits + noise[:, : self.num_ends]
-            pop_logits = pop_logits + noise[:, self.num_ends :]
-        gate = keras.activations.get(self.gate_activation)
-        pops = gate(pop_logits)
-        pushes = gate(push_logits)
+        activations = (self.output_activation, self.value_activation, self.gate_activation)
+        output, values, pops, pushes = split_heads(heads, self._head_slices, activations, noise)
         return output, tree.flatten(new_controller_states), values, pops, pushes
 
     def pack_states(self, output, controller_states, reads, memory_state):
@@ -485,7 +474,7 @@ class MemoryCell(keras.layers.Layer):
                 "capacity": self.capacity,
                 "pop_bias_init": self.pop_bias_init,
                 "push_bias_init": self.push_bias_init,
-                "gate_activation": self.gate_activation,
+                "gate_activation": keras.activations.serialize(self.gate_activation),
                 "output_activation": keras.activations.serialize(self.output_activation),
                 "value_activation": keras.activations.serialize(self.value_activation),
                 "trainable_initial_state": self.trainable_initial_state,
@@ -502,3 +491,47 @@ class MemoryCell(keras.layers.Layer):
         config = dict(config)
         config["controller"] = keras.saving.deserialize_keras_object(config["controller"], custom_objects=custom_objects)
         return cls(**config)
+
+
+def split_heads(heads, head_slices, activations, noise=None):
+    """The cell output, values, pops and pushes from the fused head projection.
+
+    The one definition of a memory cell's heads after `heads = o'_t K + b`:
+    `MemoryCell.controls` calls it with Keras activations, and the fused
+    scan's fast path (`step_kernels.MemoryHeads`) with activations it can
+    differentiate.
+
+    Args:
+        heads: `(batch, sum of _head_sizes)` the pre-activation heads.
+        head_slices: `MemoryCell._head_slices`: the output's slice, then
+            each end's push, pop and value slices.
+        activations: `(output, value, gate)` activation functions.
+        noise: `(batch, 2 * ends)` strength noise added to the push logits
+            (first `ends` columns) and the pop logits, or None.
+
+    Returns:
+        `(output, values, pops, pushes)`: `values` `(batch, ends, width)`,
+        `pops` and `pushes` `(batch, ends)`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> slices = [slice(0, 2), slice(2, 3), slice(3, 4), slice(4, 6)]  # output 2; one end: push, pop, value 2
+    >>> linear = lambda x: x
+    >>> parts = split_heads(np.arange(6.0)[None], slices, (linear, linear, linear))
+    >>> [ops.convert_to_numpy(part).tolist() for part in parts]  # output, values, pops, pushes
+    [[[0.0, 1.0]], [[[4.0, 5.0]]], [[3.0]], [[2.0]]]
+    """
+    output_activation, value_activation, gate_activation = activations
+    output_slice, *end_slices = head_slices
+    push_slices, pop_slices, value_slices = end_slices[0::3], end_slices[1::3], end_slices[2::3]
+    output = output_activation(heads[:, output_slice])
+    values = ops.stack([value_activation(heads[:, s]) for s in value_slices], axis=1)
+    pop_logits = ops.concatenate([heads[:, s] for s in pop_slices], axis=-1)
+    push_logits = ops.concatenate([heads[:, s] for s in push_slices], axis=-1)
+    if noise is not None:
+        noise = ops.cast(noise, heads.dtype)
+        ends = len(push_slices)
+        push_logits = push_logits + noise[:, :ends]
+        pop_logits = pop_logits + noise[:, ends:]
+    return output, values, gate_activation(pop_logits), gate_activation(push_logits)

@@ -45,6 +45,7 @@ from keras import ops
 
 from keras_neural_memory import backend_ops
 from keras_neural_memory.linear_controller import LinearController
+from keras_neural_memory.memory_cell import split_heads
 
 __all__ = ["MemoryHeads", "input_gradient", "step_kernel", "unsupported_reason"]
 
@@ -626,7 +627,7 @@ class MemoryHeads:
         self.ends = cell.num_ends
         self.output_activation = _Activation(cell.output_activation)
         self.value_activation = _Activation(cell.value_activation)
-        self.gate_activation = _Activation(keras.activations.get(cell.gate_activation))
+        self.gate_activation = _Activation(cell.gate_activation)
         output_slice, *end_slices = cell._head_slices
         self.output_slice = output_slice
         self.push_slices, self.pop_slices, self.value_slices = end_slices[0::3], end_slices[1::3], end_slices[2::3]
@@ -646,15 +647,8 @@ class MemoryHeads:
     def forward(self, w, controller_output, noise=None):
         """`(output, values, pops, pushes)` as `MemoryCell.controls` returns them."""
         heads = ops.matmul(controller_output, w[0]) + w[1]
-        output = self.output_activation(heads[:, self.output_slice])
-        values = ops.stack([self.value_activation(heads[:, s]) for s in self.value_slices], axis=1)
-        pop_logits = ops.concatenate([heads[:, s] for s in self.pop_slices], axis=-1)
-        push_logits = ops.concatenate([heads[:, s] for s in self.push_slices], axis=-1)
-        if noise is not None:
-            noise = ops.cast(noise, heads.dtype)
-            push_logits = push_logits + noise[:, : self.ends]
-            pop_logits = pop_logits + noise[:, self.ends :]
-        return output, values, self.gate_activation(pop_logits), self.gate_activation(push_logits)
+        activations = (self.output_activation, self.value_activation, self.gate_activation)
+        return split_heads(heads, self.cell._head_slices, activations, noise)
 
     @staticmethod
     def transposes(w):
