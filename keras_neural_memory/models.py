@@ -9,7 +9,7 @@
   layout, scored where the task's evaluation mask is 1.
 * `transduce`: greedy decoding of new sources with a `build_transducer`
   model, step by step through the cells, at any length.
-* `build_chomsky_model`: Delétang et al. 2023 §4 - the non-autoregressive
+* `build_chomsky_model`: Delétang et al. 2023 - the non-autoregressive
   models of the Chomsky-hierarchy benchmark, which read the input and then
   one blank per output position (`chomsky_tape`) and answer at the blanks
   (`chomsky_output_logits`).
@@ -373,7 +373,7 @@ def chomsky_blank_id(input_vocab_size):
 def chomsky_tape(inputs, output_length, input_vocab_size, steps=None):
     """The ids a `build_chomsky_model` model reads: the input, then one blank per output.
 
-    This is the non-autoregressive input of Delétang et al. (2023), §4
+    This is the non-autoregressive input of Delétang et al. (2023)
     (their code appends one empty token per output): the model reads the input
     tokens, then `output_length` blanks, and its outputs at the blanks are
     the answer. With `steps`, the tape is padded on the left with id 0 to
@@ -454,7 +454,7 @@ def build_chomsky_model(
     quiet_end=None,
     name=None,
 ):
-    """A model of the Chomsky-hierarchy benchmark (Delétang et al. 2023, §4).
+    """A model of the Chomsky-hierarchy benchmark (Delétang et al. 2023).
 
     The layout is the authors' non-autoregressive one: the model reads a
     tape of the input tokens followed by one blank per output position

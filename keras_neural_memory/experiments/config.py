@@ -42,7 +42,7 @@ DEFAULT_LEARNING_RATE, DEFAULT_BATCH_SIZE = 5e-3, 10
 
 #: Tasks "chomsky_hierarchy/NAME" are the 15 tasks of Delétang et al. (2023).
 CHOMSKY_PREFIX = "chomsky_hierarchy/"
-# Their protocol (§4): batches of 128 of one length uniform on 1-40,
+# Their protocol: batches of 128 of one length uniform on 1-40,
 # Adam with learning rates {1e-4, 3e-4, 5e-4}, 1,000,000 steps; 512
 # sequences of every length 1-500; the score is the mean accuracy over the
 # lengths beyond training. Here the default budget is 10 epochs of 1,000

@@ -307,7 +307,7 @@ def test_registry_order_levels_and_vocabularies():
         input_vocab, output_vocab, output_length, terminator = LAYOUT[name]
         assert (task.input_vocab_size, task.output_vocab_size, task.terminator) == (input_vocab, output_vocab, terminator)
         assert [task.output_length(n) for n in range(1, 30)] == [output_length(n) for n in range(1, 30)]
-        assert "Delétang et al. 2023, App. A.1" in task.description and "`length`" in task.description
+        assert "Delétang et al. 2023, appendix" in task.description and "`length`" in task.description
 
 
 @pytest.mark.parametrize("name", CHOMSKY_TASK_NAMES)

@@ -67,7 +67,7 @@ class ChomskyHierarchyConfig(tfds.core.BuilderConfig):
 
 
 class ChomskyHierarchy(tfds.core.GeneratorBasedBuilder):
-    """The 15 length-generalisation tasks of the Chomsky hierarchy (Delétang et al. 2023, App. A.1).
+    """The 15 length-generalisation tasks of the Chomsky hierarchy (Delétang et al. 2023, appendix).
 
     One config per task, named after it: regular (``even_pairs``,
     ``parity_check``, ``cycle_navigation``, ``modular_arithmetic``),

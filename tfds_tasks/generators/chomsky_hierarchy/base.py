@@ -123,7 +123,6 @@ class ChomskyTask(abc.ABC):
       output_vocab_size: the authors' ``output_size``; output ids lie below it.
       terminator: the output id that ends the answer (the rest is zero
         padding that ``output_mask`` leaves out), or None.
-      section: the paper's appendix section that defines the task.
       description: the definition, the token ids, what ``length`` counts,
         and where the authors' docstring and code disagree.
     """
@@ -133,7 +132,6 @@ class ChomskyTask(abc.ABC):
     input_vocab_size: ClassVar[int] = 0
     output_vocab_size: ClassVar[int] = 0
     terminator: ClassVar[int | None] = None
-    section: ClassVar[str] = ""
     description: ClassVar[str] = ""
 
     def input_length(self, length: int) -> int:

@@ -1,4 +1,4 @@
-"""The deterministic context-free tasks of Delétang et al. (2023, App. A.1)."""
+"""The deterministic context-free tasks of Delétang et al. (2023, appendix)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,8 @@ class ReverseString(ChomskyTask):
     level = "deterministic_context_free"
     input_vocab_size = 2
     output_vocab_size = 2
-    section = "App. A.1"
     description = (
-        "Reverse String (Delétang et al. 2023, App. A.1, deterministic "
+        "Reverse String (Delétang et al. 2023, appendix, deterministic "
         "context-free): the input is a uniform binary string of `length` bits "
         "(ids 0, 1); the output is the same string reversed (`length` ids)."
     )
@@ -42,9 +41,8 @@ class StackManipulation(ChomskyTask):
     input_vocab_size = 5
     output_vocab_size = 3
     terminator = 2
-    section = "App. A.1"
     description = (
-        "Stack Manipulation (Delétang et al. 2023, App. A.1, deterministic "
+        "Stack Manipulation (Delétang et al. 2023, appendix, deterministic "
         "context-free): the input is an initial binary stack, bottom to top "
         "(ids 0, 1; its size uniform on 1..`length`-1), then uniform actions "
         "`POP` (id 2), `PUSH 0` (id 3), `PUSH 1` (id 4) filling the rest of "
@@ -137,9 +135,8 @@ class ModularArithmeticBrackets(ChomskyTask):
     IDS = {"+": MODULUS, "-": MODULUS + 1, "*": MODULUS + 2, "(": MODULUS + 3, ")": MODULUS + 4}
     input_vocab_size = MODULUS + 6
     output_vocab_size = MODULUS
-    section = "App. A.1"
     description = (
-        "Modular Arithmetic with brackets (Delétang et al. 2023, App. A.1, "
+        "Modular Arithmetic with brackets (Delétang et al. 2023, appendix, "
         "deterministic context-free; the authors' `mult=True`): the input is "
         "an expression of exactly `length` ids from the grammar: for lengths "
         "1..4, `d`, `-d`, `(d)`, `(-d)` with a uniform digit `d`; longer, "
@@ -163,9 +160,8 @@ class SolveEquation(ChomskyTask):
     IDS = {"+": MODULUS, "-": MODULUS + 1, "(": MODULUS + 2, ")": MODULUS + 3, "x": MODULUS + 4, "=": MODULUS + 5}
     input_vocab_size = MODULUS + 6
     output_vocab_size = MODULUS
-    section = "App. A.1"
     description = (
-        "Solve Equation (Delétang et al. 2023, App. A.1, deterministic "
+        "Solve Equation (Delétang et al. 2023, appendix, deterministic "
         "context-free; the authors' `mult=False`): an expression of "
         "`length` - 2 ids is drawn from the modular_arithmetic_brackets "
         "grammar without `*`; the digit at a uniform position (or, if that "

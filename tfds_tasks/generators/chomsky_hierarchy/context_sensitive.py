@@ -1,4 +1,4 @@
-"""The context-sensitive tasks of Delétang et al. (2023, App. A.1).
+"""The context-sensitive tasks of Delétang et al. (2023, appendix).
 
 The string tasks draw whole batches with NumPy; the arithmetic tasks use
 Python's unbounded ints one example at a time (their numbers have up to
@@ -23,9 +23,8 @@ class DuplicateString(ChomskyTask):
     level = "context_sensitive"
     input_vocab_size = 2
     output_vocab_size = 2
-    section = "App. A.1"
     description = (
-        "Duplicate String (Delétang et al. 2023, App. A.1, context-sensitive; "
+        "Duplicate String (Delétang et al. 2023, appendix, context-sensitive; "
         "vocabulary 2): the input is a uniform binary string `w` of `length` "
         "bits (ids 0, 1); the output is `ww` (2 * `length` ids)."
     )
@@ -47,9 +46,8 @@ class MissingDuplicateString(ChomskyTask):
     MISSING, PAD = 2, 3
     input_vocab_size = 4
     output_vocab_size = 2
-    section = "App. A.1"
     description = (
-        "Missing Duplicate (Delétang et al. 2023, App. A.1, context-sensitive): "
+        "Missing Duplicate (Delétang et al. 2023, appendix, context-sensitive): "
         "a uniform binary string `w` of `length` // 2 bits is written twice, "
         "`ww`; one uniform position of `ww` is replaced by the placeholder "
         "(id 2), and an odd `length` adds one padding id (id 3) at the end. "
@@ -78,9 +76,8 @@ class OddsFirst(ChomskyTask):
     level = "context_sensitive"
     input_vocab_size = 2
     output_vocab_size = 2
-    section = "App. A.1"
     description = (
-        "Odds First (Delétang et al. 2023, App. A.1, context-sensitive; "
+        "Odds First (Delétang et al. 2023, appendix, context-sensitive; "
         "vocabulary 2): the input is a uniform binary string `s` of `length` "
         "bits (ids 0, 1); the output (`length` ids) is, with 0-based "
         "indices, `s[1::2]` followed by `s[::2]`, as the authors' code "
@@ -140,9 +137,8 @@ class BinaryAddition(ChomskyTask):
     input_vocab_size = 3
     output_vocab_size = 3
     terminator = 2
-    section = "App. A.1"
     description = (
-        "Binary Addition (Delétang et al. 2023, App. A.1, context-sensitive): "
+        "Binary Addition (Delétang et al. 2023, appendix, context-sensitive): "
         "the input (`length` ids) is `n + m` in little-endian binary, bits "
         "ids 0, 1 and `+` id 2; the output (`length` + 1 ids) is `n + m`. "
         + _ARITHMETIC_NOTE
@@ -173,9 +169,8 @@ class BinaryMultiplication(ChomskyTask):
     input_vocab_size = 3
     output_vocab_size = 3
     terminator = 2
-    section = "App. A.1"
     description = (
-        "Binary Multiplication (Delétang et al. 2023, App. A.1, "
+        "Binary Multiplication (Delétang et al. 2023, appendix, "
         "context-sensitive): the input (`length` ids) is `n * m` in "
         "little-endian binary, bits ids 0, 1 and `*` id 2; the output "
         "(`length` ids: the product has at most `length` - 1 digits) is "
@@ -207,9 +202,8 @@ class ComputeSqrt(ChomskyTask):
     level = "context_sensitive"
     input_vocab_size = 2
     output_vocab_size = 2
-    section = "App. A.1"
     description = (
-        "Compute Sqrt (Delétang et al. 2023, App. A.1, context-sensitive): "
+        "Compute Sqrt (Delétang et al. 2023, appendix, context-sensitive): "
         "the input is a number uniform on 1..2^`length` - 1 in big-endian "
         "binary over `length` bits (ids 0, 1, leading 0s kept); the output "
         "is the floor of its square root, big-endian over ceil(`length` / 2) "
@@ -236,9 +230,8 @@ class BucketSort(ChomskyTask):
     level = "context_sensitive"
     input_vocab_size = 5
     output_vocab_size = 5
-    section = "App. A.1"
     description = (
-        "Bucket Sort (Delétang et al. 2023, App. A.1, context-sensitive; "
+        "Bucket Sort (Delétang et al. 2023, appendix, context-sensitive; "
         "vocabulary 5): the input is `length` uniform symbols (ids 0..4); the "
         "output is the same symbols sorted increasingly (`length` ids)."
     )

@@ -1,4 +1,4 @@
-"""The regular tasks of Delétang et al. (2023, App. A.1): one output id each.
+"""The regular tasks of Delétang et al. (2023, appendix): one output id each.
 
 Every example is a string of independent uniform symbols, so a batch is
 drawn at once with :func:`uniform_ints` and answered with NumPy.
@@ -22,9 +22,8 @@ class EvenPairs(ChomskyTask):
     level = "regular"
     input_vocab_size = 2
     output_vocab_size = 2
-    section = "App. A.1"
     description = (
-        "Even Pairs (Delétang et al. 2023, App. A.1, regular): the input is a "
+        "Even Pairs (Delétang et al. 2023, appendix, regular): the input is a "
         "uniform binary string of `length` bits (ids 0, 1); the output is one "
         "id, 1 if the number of adjacent unequal pairs (`01` or `10`) is odd, "
         "else 0 (equivalently, whether the first and last bits differ)."
@@ -43,9 +42,8 @@ class ParityCheck(ChomskyTask):
     level = "regular"
     input_vocab_size = 2
     output_vocab_size = 2
-    section = "App. A.1"
     description = (
-        "Parity Check (Delétang et al. 2023, App. A.1, regular): the input is "
+        "Parity Check (Delétang et al. 2023, appendix, regular): the input is "
         "a uniform binary string of `length` bits (ids 0, 1); the output is "
         "one id, the number of 1s modulo 2."
     )
@@ -62,9 +60,8 @@ class CycleNavigation(ChomskyTask):
     level = "regular"
     input_vocab_size = 3
     output_vocab_size = MODULUS
-    section = "App. A.1"
     description = (
-        "Cycle Navigation (Delétang et al. 2023, App. A.1, regular): the input "
+        "Cycle Navigation (Delétang et al. 2023, appendix, regular): the input "
         "is `length` uniform moves on a cycle of 5 positions, starting at 0; "
         "the output is one id, the final position (0..4). Move ids follow the "
         "authors' code, which answers `sum(move - 1) mod 5`: id 0 steps left "
@@ -85,9 +82,8 @@ class ModularArithmetic(ChomskyTask):
     PLUS, MINUS, TIMES, BLANK = MODULUS, MODULUS + 1, MODULUS + 2, MODULUS + 3
     input_vocab_size = MODULUS + 4
     output_vocab_size = MODULUS
-    section = "App. A.1"
     description = (
-        "Modular Arithmetic, simple (Delétang et al. 2023, App. A.1, regular): "
+        "Modular Arithmetic, simple (Delétang et al. 2023, appendix, regular): "
         "the input alternates uniform digits 0..4 (ids 0..4) and uniform "
         "operators `+` (id 5), `-` (id 6), `*` (id 7), starting and ending "
         "with a digit; the output is one id, the expression's value modulo 5 "

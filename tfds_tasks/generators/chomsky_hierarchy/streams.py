@@ -1,6 +1,6 @@
 """Seeded NumPy batch streams for the protocol of Delétang et al. (2023).
 
-The protocol (their §4, App. A): train on batches of 128 whose one
+The protocol (their experimental setup): train on batches of 128 whose one
 length is drawn uniformly from 1..40 per batch; evaluate on 512 sequences
 of every length 1..500. Both are streams here, generated a batch at a
 time, so memory holds one batch whatever the number of sequences (the
