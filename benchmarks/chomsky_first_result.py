@@ -3,7 +3,7 @@
 Trains `neural-memory train --task chomsky_hierarchy/reverse_string` for
 `--models` (default the package's Stack-LSTM `stack`, the authors'
 Stack-RNN `superposition_stack`, and `lstm`) and `--seeds` (default 0, 1,
-2) at one learning rate, with the protocol of Delétang et al. (2023, §4):
+2) at one learning rate, with the protocol of Delétang et al. (2023):
 batches of 128 of one length uniform on 1-40, accuracy at every length
 1-500 over 512 sequences, the score its mean over lengths 41-500. The
 budget is `--epochs` x `--steps-per-epoch` steps (default 10 x 1,000, the
@@ -11,16 +11,19 @@ budget is `--epochs` x `--steps-per-epoch` steps (default 10 x 1,000, the
 
 Runs go one per core, each pinned to its core with `taskset -c`, in the
 order models x seeds. Every run resumes and is never retrained, so start the
-same command again after any interruption. At the end (or alone, with
-`--collect-only`) it gathers the finished runs into `--results-file`
-(scores, curves, training steps per second at batch 128 measured on epochs
-after the first, which compiles the 40 training lengths) and draws the mean
-accuracy against length of each model over its seeds into `--figure`.
+same command again after any interruption; a run stopped during its
+final evaluation continues it at the length where it stopped. At the end
+(or alone, with `--collect-only`) it gathers the finished runs into
+`--results-file` (scores, curves, provenance), draws the mean accuracy
+against length of each model over its seeds into `--figure`, and writes the
+table of scores into its part of `--page`. Speed is not taken from these
+runs, which share the machine: `benchmarks/chomsky_cost.py` measures it.
 
 Usage:
     nohup python benchmarks/chomsky_first_result.py > chomsky_first.log 2>&1 &
     python benchmarks/chomsky_first_result.py --epochs 1 --steps-per-epoch 2 --eval-max-length 3 \
-        --eval-sequences 4 --runs-dir /tmp/smoke --results-file /tmp/smoke/runs.json --figure /tmp/smoke/lengths.png
+        --eval-sequences 4 --runs-dir /tmp/smoke --results-file /tmp/smoke/runs.json --figure /tmp/smoke/lengths.png \
+        --page /tmp/smoke/chomsky.md
 """
 
 import argparse
@@ -41,9 +44,18 @@ sys.path.insert(0, str(ROOT))
 
 from keras_neural_memory.experiments import chomsky  # noqa: E402
 from keras_neural_memory.experiments.files import write_atomically  # noqa: E402
+from marked_part import write_part  # noqa: E402
 
 TASK = "chomsky_hierarchy/reverse_string"
 MODELS = ("stack", "superposition_stack", "lstm")
+#: What each `--memory` is, in the page's table.
+MODEL_NAMES = {
+    "stack": "Stack-LSTM (Grefenstette et al.)",
+    "queue": "Queue-LSTM (Grefenstette et al.)",
+    "deque": "DeQue-LSTM (Grefenstette et al.)",
+    "superposition_stack": "Stack-RNN (Joulin & Mikolov, superposition)",
+    "lstm": "LSTM",
+}
 
 
 def arguments():
@@ -58,6 +70,7 @@ def arguments():
     parser.add_argument("--eval-sequences", type=int, default=512)
     parser.add_argument("--results-file", default="docs/results/chomsky_runs.json")
     parser.add_argument("--figure", default="docs/results/figures/chomsky/reverse_string/chomsky_reverse_string_lengths.png")
+    parser.add_argument("--page", default="docs/results/chomsky.md", help="the results page whose part is written")
     parser.add_argument("--collect-only", action="store_true", help="only gather the finished runs and draw them")
     return parser.parse_args()
 
@@ -109,13 +122,6 @@ def train_all(args, runs):
     return failures
 
 
-def steps_per_second(results):
-    """Training steps per second after the first epoch (which also compiles each training length)."""
-    seconds = results["history"].get("epoch_seconds", [])
-    later = seconds[1:] or seconds
-    return round(results["steps_per_epoch"] / statistics.median(later), 2) if later else None
-
-
 def collect(args, runs):
     """Gathers the finished runs into `--results-file` and draws `--figure`; returns the summary."""
     records, curves = [], {}
@@ -131,20 +137,20 @@ def collect(args, runs):
         records.append({
             "memory": memory, "seed": seed, "settings": results["settings"], "parameters": results["parameters"],
             "diverged": results["diverged"], "score": results.get("score"), "batches": results["batches"],
-            "train_seconds": results["train_seconds"], "steps_per_second": steps_per_second(results),
-            "eval_seconds": results.get("eval_seconds"), "segments": results["segments"],
+            "segments": results["segments"],
             "accuracy_by_length": [point["accuracy"] for point in curve] if curve else None,
         })  # fmt: skip
     summary = {}
     for memory in dict.fromkeys(memory for memory, _ in runs):
         mine = [record for record in records if record["memory"] == memory]
-        scores = [record["score"] for record in mine if record["score"] is not None]
-        speeds = [record["steps_per_second"] for record in mine if record["steps_per_second"]]
+        scores = {record["seed"]: record["score"] for record in mine if record["score"] is not None}
         summary[memory] = {
             "runs": len(mine),
-            "scores": scores,
-            "mean_score": round(float(np.mean(scores)), 4) if scores else None,
-            "steps_per_second": round(float(np.median(speeds)), 2) if speeds else None,
+            "diverged": sum(record["diverged"] for record in mine),
+            "scores_by_seed": scores,
+            "best_score": max(scores.values()) if scores else None,
+            "median_score": statistics.median(scores.values()) if scores else None,
+            "mean_score": float(np.mean(list(scores.values()))) if scores else None,
         }
     write_atomically(args.results_file, json.dumps({
         "task": TASK,
@@ -165,7 +171,40 @@ def collect(args, runs):
             mean_curves[label] = chomsky.curve_record(setup, label, curve, None, args.eval_sequences)
         pathlib.Path(args.figure).parent.mkdir(parents=True, exist_ok=True)
         chomsky.plot_curves(mean_curves, args.figure, title=f"{TASK}: accuracy against length")
+    page = pathlib.Path(args.page)
+    write_part(page, "benchmarks/chomsky_first_result.py", report(args, summary, page),
+               "# The Chomsky-hierarchy benchmark")  # fmt: skip
     return summary
+
+
+def report(args, summary, page):
+    """The page's part: the command, the scores of every model and the figure."""
+    seeds = sorted({seed for row in summary.values() for seed in row["scores_by_seed"]})
+    lines = [
+        f"`python benchmarks/chomsky_first_result.py --seeds {','.join(map(str, seeds))}` "
+        f"(`neural-memory train --task {TASK} --memory M --seed S --learning-rate {args.learning_rate:g}`): "
+        f"{args.epochs * args.steps_per_epoch:,} steps at learning rate {args.learning_rate:g}, "
+        f"accuracy at every length 1-{args.eval_max_length} over {args.eval_sequences} sequences each.",
+        "",
+        f"| model | `--memory` | score by seed (mean accuracy, lengths 41-{args.eval_max_length}) | best | median |",
+        "|---|---|---|--:|--:|",
+    ]
+    seeds_asked = len(args.seeds.split(","))
+    missing = []
+    for memory, row in summary.items():
+        if row["runs"] < seeds_asked:
+            missing.append(f"{MODEL_NAMES.get(memory, memory)} ({row['runs']} of {seeds_asked} seeds finished)")
+            continue
+        by_seed = ", ".join(f"{row['scores_by_seed'][seed]:.3f} (seed {seed})" for seed in sorted(row["scores_by_seed"]))
+        if row["diverged"]:
+            by_seed += f"; {row['diverged']} diverged"
+        best, median = (f"{row[key]:.3f}" if row[key] is not None else "-" for key in ("best_score", "median_score"))
+        lines.append(f"| {MODEL_NAMES.get(memory, memory)} | `{memory}` | {by_seed or '-'} | {best} | {median} |")
+    if missing:
+        lines += ["", "Not in the table until every seed has finished: " + "; ".join(missing) + "."]
+    figure = os.path.relpath(args.figure, page.parent)
+    lines += ["", f"![{TASK}: per-token accuracy against length, mean over each model's finished seeds]({figure})"]
+    return "\n".join(lines)
 
 
 def main():

@@ -1,0 +1,163 @@
+"""How deep a stack the Stack-RNN needs: trained Stack-RNN runs measured again with deeper stacks.
+
+The Stack-RNN (`--memory superposition_stack`) has the authors' fixed stack
+of 30 vectors (`SuperpositionStackCell(stack_size=30)`), and what falls off
+its bottom is lost. On `reverse_string`, a model that pushes every input
+symbol and pops one per output can then reverse the last 30 or so symbols
+of a string and must guess the rest, so its accuracy at length L is about
+`0.5 + c / (2 L)` for a capacity of c symbols: a score near 0.58 whatever
+it has learned. The stack's depth is no weight: the same trained weights
+run with a stack of any depth. This script rebuilds each finished run of
+`--runs` with every stack depth of `--stack-sizes`, loads its weights, and
+measures the protocol's accuracy at every length 1-`--eval-max-length`
+(the run's own evaluation seed and sequences per length). It also traces
+what each trained stack does: the mean probabilities of push, pop and
+no-op while the model reads the input and while it writes the answer, over
+`--trace-sequences` evaluation strings of length `--trace-length`. The
+scores and traces go to `--output` (JSON, written atomically) and the
+table to this script's part of `--page`.
+
+Usage:
+    python benchmarks/chomsky_stack_depth.py \\
+        --runs runs/chomsky-first-result/superposition_stack/lr0.0005-seed0,... [--stack-sizes 30,512]
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+
+import numpy as np
+
+from keras_neural_memory import models
+from keras_neural_memory.experiments import chomsky
+from keras_neural_memory.experiments.cli import list_of, positive_int
+from keras_neural_memory.experiments.evaluation import load_run
+from keras_neural_memory.experiments.files import write_atomically
+from marked_part import write_part
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=list_of(str), required=True, help="comma-separated finished Stack-RNN run folders")
+    parser.add_argument("--stack-sizes", type=list_of(int), default=[models.CHOMSKY_STACK_SIZE, 512])
+    parser.add_argument("--eval-max-length", type=positive_int, help="default: the run's own")
+    parser.add_argument("--trace-length", type=positive_int, default=60)
+    parser.add_argument("--trace-sequences", type=positive_int, default=64)
+    parser.add_argument("--output", default="docs/results/chomsky_stack_depth.json")
+    parser.add_argument("--page", default="docs/results/chomsky.md", help="the results page whose part is written")
+    return parser.parse_args(argv)
+
+
+def with_stack_size(trained, record, setup, stack_size):
+    """The trained Stack-RNN `trained`, rebuilt with a stack of `stack_size` vectors and the same weights."""
+    settings = record["settings"]
+    if settings["memory"] != "superposition_stack":
+        raise SystemExit(f"{record['output_dir']}: a run of --memory {settings['memory']}, not superposition_stack")
+    model = models.build_chomsky_model(
+        setup.task.input_vocab_size, setup.task.output_vocab_size, memory="superposition_stack",
+        hidden_size=settings["hidden_size"], memory_width=settings["memory_width"], stack_size=stack_size,
+    )  # fmt: skip
+    model.set_weights(trained.get_weights())
+    chomsky.compile_model(model, settings["learning_rate"])
+    return model
+
+
+def action_trace(model, setup, length, sequences, seed):
+    """Mean push, pop and no-op probabilities of `model`'s stack while it reads the input and while it answers.
+
+    Runs the trained cell one step at a time on `sequences` evaluation
+    strings of `length`, computing each step's actions as
+    `SuperpositionStackCell.call` does.
+
+    Returns:
+        `{"reading": {"push": p, "pop": q, "no_op": r}, "answering": {...}}`.
+    """
+    from keras import ops
+
+    from keras_neural_memory.superposition_stack import ACTIONS
+    from tfds_tasks.generators.chomsky_hierarchy import evaluation_batches
+
+    cell = model.get_layer("superposition_stack_rnn").cell
+    _, batch = next(evaluation_batches(setup.task.name, seed, min_length=length, max_length=length,
+                                       sequences_per_length=sequences, batch_size=sequences))  # fmt: skip
+    tape, _, _ = chomsky.training_example(setup.task, batch)
+    steps = model.get_layer("one_hot")(tape)
+    states = cell.get_initial_state(batch_size=len(tape))
+    actions = []
+    for t in range(tape.shape[1]):
+        stack = ops.reshape(states[-1], (-1, cell.stack_size, cell.stack_cell_size))
+        controller_input = ops.concatenate([steps[:, t], stack[:, 0, :]], axis=-1)
+        output, _ = cell.controller(controller_input, states[1:-1])
+        step_actions = ops.softmax(ops.matmul(output, cell.action_kernel) + cell.action_bias, axis=-1)
+        actions.append(ops.convert_to_numpy(step_actions).mean(axis=0))
+        _, states = cell(steps[:, t], states)
+    actions = np.array(actions)
+    input_length = setup.task.input_length(length)
+    phases = {"reading": actions[:input_length], "answering": actions[input_length:]}
+    return {phase: {name: round(float(value), 3) for name, value in zip(ACTIONS, rows.mean(axis=0))}
+            for phase, rows in phases.items()}  # fmt: skip
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    rows = []
+    for run in args.runs:
+        trained, record, _ = load_run(run)
+        record["output_dir"] = run
+        setup = chomsky.task_setup(record["task"])
+        evaluation = record["evaluation"]
+        max_length = args.eval_max_length or evaluation["lengths"][1]
+        trace = action_trace(trained, setup, args.trace_length, args.trace_sequences, evaluation["seed"])
+        for stack_size in args.stack_sizes:
+            model = with_stack_size(trained, record, setup, stack_size)
+            curve = chomsky.accuracy_by_length(model, setup, evaluation["seed"], max_length,
+                                               evaluation["sequences_per_length"], verbose=False)  # fmt: skip
+            accuracy = {point["length"]: point["accuracy"] for point in curve}
+            rows.append({
+                "run": run, "seed": record["seed"], "task": record["task"], "stack_size": stack_size,
+                "score": chomsky.score(curve), "accuracy_at": {str(n): accuracy[n] for n in (40, 100, max_length)
+                                                                if n in accuracy},
+                "trained_stack_size": models.CHOMSKY_STACK_SIZE, "actions": trace,
+                "accuracy_by_length": [point["accuracy"] for point in curve],
+            })  # fmt: skip
+            print(f"{run}: stack of {stack_size}: {chomsky.score_text(rows[-1]['score'])}", flush=True)
+    write_atomically(args.output, json.dumps({"command": "python benchmarks/chomsky_stack_depth.py " + " ".join(
+        argv if argv is not None else sys.argv[1:]), "runs": rows}, indent=2))  # fmt: skip
+    write_part(pathlib.Path(args.page), "benchmarks/chomsky_stack_depth.py", report(rows, max_length, args.trace_length),
+               "# The Chomsky-hierarchy benchmark")  # fmt: skip
+    return 0
+
+
+def capacity_score(capacity, train_max_length=40, max_length=500):
+    """The score of a model that reverses the last `capacity` symbols exactly and guesses the rest."""
+    lengths = np.arange(train_max_length + 1, max_length + 1)
+    return float(np.mean(0.5 + np.minimum(capacity, lengths) / (2 * lengths)))
+
+
+def report(rows, max_length, trace_length):
+    lines = [
+        "`python benchmarks/chomsky_stack_depth.py --runs RUNS --stack-sizes "
+        f"{','.join(str(size) for size in dict.fromkeys(row['stack_size'] for row in rows))}`: each trained Stack-RNN "
+        f"(stack of {models.CHOMSKY_STACK_SIZE} in training) measured again, with the same weights and evaluation "
+        "strings, with a stack of each depth.",
+        "",
+        f"| seed | stack depth | score | accuracy at 40 | at 100 | at {max_length} "
+        f"| push / pop / no-op while reading (length {trace_length}) | while answering |",
+        "|--:|--:|--:|--:|--:|--:|---|---|",
+    ]
+    for row in rows:
+        at = row["accuracy_at"]
+        reading, answering = ("{push:.2f} / {pop:.2f} / {no_op:.2f}".format(**row["actions"][phase])
+                              for phase in ("reading", "answering"))  # fmt: skip
+        score = "-" if row["score"] is None else f"{row['score']:.3f}"
+        lines.append(f"| {row['seed']} | {row['stack_size']} | {score} | {at.get('40', float('nan')):.3f} "
+                     f"| {at.get('100', float('nan')):.3f} | {at.get(str(max_length), float('nan')):.3f} "
+                     f"| {reading} | {answering} |")  # fmt: skip
+    lines += ["", f"A model that reverses exactly the last 30 symbols and guesses the rest scores "
+                  f"{capacity_score(30, max_length=max_length):.3f}; the last 34, {capacity_score(34, max_length=max_length):.3f}."]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""The Chomsky-hierarchy benchmark scripts: the stack-depth rebuild, the cost model, and their pages."""
+
+import json
+import pathlib
+import random
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import chomsky_cost  # noqa: E402
+import chomsky_stack_depth  # noqa: E402
+
+from keras_neural_memory import models  # noqa: E402
+from keras_neural_memory.experiments import chomsky  # noqa: E402
+
+
+def test_a_stack_run_with_a_deeper_stack_keeps_its_weights_and_its_answers_within_the_old_depth():
+    setup = chomsky.task_setup("chomsky_hierarchy/reverse_string")
+    task = setup.task
+    trained = models.build_chomsky_model(task.input_vocab_size, task.output_vocab_size, memory="superposition_stack",
+                                         hidden_size=6, memory_width=3, stack_size=4)  # fmt: skip
+    record = {"settings": {"memory": "superposition_stack", "hidden_size": 6, "memory_width": 3, "learning_rate": 1e-3},
+              "output_dir": "run"}  # fmt: skip
+    deeper = chomsky_stack_depth.with_stack_size(trained, record, setup, 64)
+    for old, new in zip(trained.get_weights(), deeper.get_weights()):
+        np.testing.assert_array_equal(old, new)
+    # A string of 2 never reaches the bottom of a stack of 4: the same answers.
+    batch = task.sample_batch(random.Random(0), 3, 2)
+    tape, _, _ = chomsky.training_example(task, batch)
+    np.testing.assert_allclose(deeper.predict_on_batch(tape), trained.predict_on_batch(tape), atol=1e-6)
+    with pytest.raises(SystemExit, match="a run of --memory lstm, not superposition_stack"):
+        chomsky_stack_depth.with_stack_size(trained, {**record, "settings": {"memory": "lstm"}}, setup, 64)
+    # The trace's actions are the cell's own: probabilities over push, pop and no-op in each phase.
+    trace = chomsky_stack_depth.action_trace(trained, setup, length=5, sequences=3, seed=0)
+    assert list(trace) == ["reading", "answering"]
+    for actions in trace.values():
+        assert list(actions) == ["push", "pop", "no_op"] and sum(actions.values()) == pytest.approx(1, abs=2e-3)
+
+
+def test_the_capacity_score_is_the_mean_of_half_plus_what_fits_over_the_scored_lengths():
+    assert chomsky_stack_depth.capacity_score(500) == pytest.approx(1.0)
+    assert chomsky_stack_depth.capacity_score(0) == pytest.approx(0.5)
+    lengths = np.arange(41, 501)
+    assert chomsky_stack_depth.capacity_score(30) == pytest.approx(np.mean(0.5 + 15 / lengths))
+
+
+def test_the_whole_evaluation_is_the_quadratic_through_the_measured_lengths_summed():
+    lengths, seconds = [125, 250, 375, 500], [0.5 + 0.01 * n + 1e-5 * n * n for n in (125, 250, 375, 500)]
+    expected = sum(0.5 + 0.01 * n + 1e-5 * n * n for n in range(1, 501))
+    assert chomsky_cost.whole_evaluation_seconds(lengths, seconds, 500) == pytest.approx(expected)
+
+
+def test_the_cost_script_measures_every_model_and_writes_its_part_of_the_page(tmp_path):
+    page = tmp_path / "chomsky.md"
+    page.write_text("# Page\n\nKept.\n")
+    output = tmp_path / "cost.json"
+    assert chomsky_cost.main(["--models", "superposition_stack,lstm", "--train-lengths", "2,3", "--eval-lengths",
+                              "3,4,5", "--eval-sequences", "4", "--rounds", "1", "--output", str(output),
+                              "--page", str(page)]) == 0  # fmt: skip
+    record = json.loads(output.read_text())
+    assert list(record["models"]) == ["superposition_stack", "lstm"]
+    assert record["models"]["lstm"]["step_time_ratio_to_lstm"] == [1.0]
+    assert record["sweep"]["runs_per_model"] == 15 * 3 * 3
+    text = page.read_text()
+    assert text.startswith("# Page\n\nKept.\n") and "| `superposition_stack` |" in text
+    with pytest.raises(SystemExit):
+        chomsky_cost.main(["--models", "stack", "--output", str(output)])
