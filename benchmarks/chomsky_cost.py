@@ -4,20 +4,21 @@ Builds each model exactly as `neural-memory train --task TASK --memory M`
 does (the protocol's sizes, Adam with clipping, XLA) and measures, all
 models in one process, in `--rounds` alternating rounds:
 
-* training steps per second at batch 128: one `train_on_batch` per length
-  of `--train-lengths` (default 3, 8, ..., 38, whose mean 20.5 is the mean
-  of the uniform 1-40 the protocol draws), each compiled beforehand, so the
-  rate is that of an average training batch; and its step time as a
-  multiple of the LSTM's, measured in the same round;
+* training steps per second at batch 128: `--repeats` `train_on_batch`
+  steps for each length of `--train-lengths` (default 3, 8, ..., 38, whose
+  mean 20.5 is the mean of the uniform 1-40 the protocol draws), each
+  compiled beforehand, so the rate is that of an average training batch;
+  and its step time as a multiple of the LSTM's, measured in the same
+  round;
 * the evaluation's seconds at each length of `--eval-lengths` (default 125,
   250, 375, 500), 512 sequences each in the protocol's batches of 128; the
   time of the whole evaluation (every length 1-500) is the sum over all
   lengths of the quadratic in the length that passes through those
   measurements (least squares), since a Stack or DeQue step reads every
   slot;
-* the process's peak resident memory after the evaluation at the longest
-  length (`resource.getrusage`; the models run one after another, so the
-  figure after a model bounds what that model needs).
+* the process's peak resident memory once every model has been trained and
+  evaluated at the longest length (`resource.getrusage`), which bounds
+  what each of them needs.
 
 From these it states the cost of one run (`--steps` training steps plus
 one evaluation) and of the full sweep: 15 tasks x the models x 3 learning
@@ -54,6 +55,8 @@ from marked_part import write_part
 from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASKS, evaluation_batches, training_batches
 
 BASELINE = "lstm"
+#: The training steps of one run in Delétang et al.
+AUTHORS_STEPS = 1_000_000
 
 
 def parse_args(argv):
@@ -64,6 +67,7 @@ def parse_args(argv):
     parser.add_argument("--eval-lengths", type=list_of(int), default=[125, 250, 375, 500])
     parser.add_argument("--eval-sequences", type=positive_int, default=CHOMSKY_PROTOCOL["eval_sequences"])
     parser.add_argument("--rounds", type=positive_int, default=2, help="measurements of each figure")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="training steps per length and round")
     parser.add_argument("--steps", type=positive_int, default=CHOMSKY_PROTOCOL["epochs"] * CHOMSKY_PROTOCOL["steps"],
                         help="training steps of one run, for its cost (default: the `train` default)")  # fmt: skip
     parser.add_argument("--sweep-seeds", type=positive_int, default=3)
@@ -115,15 +119,19 @@ def report(record):
     lines = [
         f"`KERAS_BACKEND={record['backend']} {record['command'].strip()}` on a {record['cpus']}-core CPU with nothing "
         f"else running ({record['device']}). Training: steps per second at batch {record['batch_size']}, averaged "
-        f"over one batch of each length {', '.join(map(str, record['train_lengths']))} (mean "
+        f"over {record['repeats']} batches of each length {', '.join(map(str, record['train_lengths']))} (mean "
         f"{np.mean(record['train_lengths']):g}; the protocol's uniform 1-40 has mean 20.5), in each of "
         f"{len(next(iter(record['models'].values()))['steps_per_second'])} rounds; the step time is also "
         f"given as a multiple of the LSTM's in the same round. Evaluation: the seconds of {record['eval_sequences']} "
         f"strings at lengths {figures}, and the whole evaluation (every length 1-{longest}) summed from the quadratic "
-        f"in the length through them. One run: {record['run_steps']:,} training steps and one evaluation. The full "
-        f"sweep: {record['sweep']['note']}.",
+        f"in the length through them. One run: {record['run_steps']:,} training steps and one evaluation; at the "
+        f"authors' budget, {AUTHORS_STEPS:,} steps and one evaluation. The full sweep: {record['sweep']['note']}. "
+        f"The process's peak memory, with every model trained and evaluated at length {longest} "
+        f"({record['eval_sequences']} strings in batches of {chomsky.EVAL_BATCH_SIZE}), is "
+        f"{record['peak_memory_gib']:.1f} GiB.",
         "",
-        f"| model | parameters | steps / s | step time / LSTM's | evaluation 1-{longest} | peak memory | one run | full sweep |",
+        f"| model | parameters | steps / s | step time / LSTM's | evaluation 1-{longest} | one run | full sweep "
+        f"| one run at {AUTHORS_STEPS:,} steps |",
         "|---|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for memory, row in record["models"].items():
@@ -131,9 +139,12 @@ def report(record):
         ratios = ", ".join(f"{ratio:.2f}x" for ratio in row["step_time_ratio_to_lstm"])
         lines.append(
             f"| `{memory}` | {row['parameters']:,} | {rates} | {ratios} | {row['whole_evaluation_seconds'] / 60:.0f} min "
-            f"| {row['peak_memory_gib_after']:.1f} GiB | {row['run_hours']:.2f} h "
-            f"| {record['sweep']['hours_by_model'][memory]:,.0f} h |"
+            f"| {row['run_hours']:.2f} h | {record['sweep']['hours_by_model'][memory]:,.0f} h "
+            f"| {row['authors_budget_run_hours']:,.0f} h |"
         )
+    total = sum(record["sweep"]["hours_by_model"].values())
+    lines += ["", f"The full sweep of these models takes {total:,.0f} hours of one process on the CPU above "
+                  f"({total / 24:,.1f} days)."]
     return "\n".join(lines)
 
 
@@ -143,7 +154,7 @@ def main(argv=None):
     examples = [chomsky.training_example(setup.task, batch) for batch in (
         next(training_batches(setup.task.name, seed=0, batch_size=CHOMSKY_PROTOCOL["batch_size"],
                               min_length=length, max_length=length, num_batches=1))
-        for length in args.train_lengths)]  # fmt: skip
+        for length in args.train_lengths)] * args.repeats  # fmt: skip
     models, measured = {}, {memory: {"step_seconds": [], "eval_seconds": {}} for memory in args.models}
     for memory in args.models:
         models[memory] = build(setup, memory)
@@ -157,7 +168,6 @@ def main(argv=None):
             for length in args.eval_lengths:
                 seconds = evaluation_seconds(model, setup, length, args.eval_sequences)
                 measured[memory]["eval_seconds"].setdefault(str(length), []).append(round(seconds, 2))
-            measured[memory]["peak_memory_gib_after"] = round(peak_memory_gib(), 2)
             print(f"round {round_index}: {memory}: {1 / measured[memory]['step_seconds'][-1]:.2f} steps/s; "
                   f"evaluation at {args.eval_lengths[-1]}: {measured[memory]['eval_seconds'][str(args.eval_lengths[-1])][-1]} s",
                   flush=True)  # fmt: skip
@@ -175,8 +185,8 @@ def main(argv=None):
             "step_time_ratio_to_lstm": [round(s / b, 3) for s, b in zip(steps, baseline)],
             "eval_seconds_by_length": measured[memory]["eval_seconds"],
             "whole_evaluation_seconds": round(whole),
-            "peak_memory_gib_after": measured[memory]["peak_memory_gib_after"],
             "run_hours": round(run_seconds / 3600, 2),
+            "authors_budget_run_hours": round((AUTHORS_STEPS * min(steps) + whole) / 3600, 1),
         }
     sweep_runs = len(CHOMSKY_TASKS) * len(CHOMSKY_LEARNING_RATES) * args.sweep_seeds
     record = {
@@ -192,6 +202,8 @@ def main(argv=None):
         "eval_lengths": args.eval_lengths,
         "eval_sequences": args.eval_sequences,
         "run_steps": args.steps,
+        "repeats": args.repeats,
+        "peak_memory_gib": round(peak_memory_gib(), 2),
         "models": rows,
         "sweep": {
             "runs_per_model": sweep_runs,
@@ -205,7 +217,7 @@ def main(argv=None):
     write_part(pathlib.Path(args.page), "benchmarks/chomsky_cost.py", report(record), "# The Chomsky-hierarchy benchmark")
     for memory, row in rows.items():
         print(f"{memory:20s} {row['steps_per_second']} steps/s (step time x{row['step_time_ratio_to_lstm']} the LSTM's); "
-              f"evaluation 1-{max(args.eval_lengths)} {row['whole_evaluation_seconds']} s; peak {row['peak_memory_gib_after']} GiB")
+              f"evaluation 1-{max(args.eval_lengths)} {row['whole_evaluation_seconds']} s")
     print(f"wrote {args.output}")
     return 0
 

@@ -160,6 +160,9 @@ def collect(args, runs):
         "summary": summary,
         "runs": records,
     }, indent=2))  # fmt: skip
+    # Only models whose every seed has finished are drawn and tabled.
+    seeds_asked = len(args.seeds.split(","))
+    curves = {memory: model_curves for memory, model_curves in curves.items() if summary[memory]["runs"] == seeds_asked}
     if curves:
         setup = chomsky.task_setup(TASK)
         mean_curves = {}
@@ -172,38 +175,39 @@ def collect(args, runs):
         pathlib.Path(args.figure).parent.mkdir(parents=True, exist_ok=True)
         chomsky.plot_curves(mean_curves, args.figure, title=f"{TASK}: accuracy against length")
     page = pathlib.Path(args.page)
-    write_part(page, "benchmarks/chomsky_first_result.py", report(args, summary, page),
+    write_part(page, "benchmarks/chomsky_first_result.py", report(args, summary, page, drawn=bool(curves)),
                "# The Chomsky-hierarchy benchmark")  # fmt: skip
     return summary
 
 
-def report(args, summary, page):
+def report(args, summary, page, drawn):
     """The page's part: the command, the scores of every model and the figure."""
-    seeds = sorted({seed for row in summary.values() for seed in row["scores_by_seed"]})
+    seeds_asked = len(args.seeds.split(","))
     lines = [
-        f"`python benchmarks/chomsky_first_result.py --seeds {','.join(map(str, seeds))}` "
+        f"`python benchmarks/chomsky_first_result.py --seeds {args.seeds}` "
         f"(`neural-memory train --task {TASK} --memory M --seed S --learning-rate {args.learning_rate:g}`): "
         f"{args.epochs * args.steps_per_epoch:,} steps at learning rate {args.learning_rate:g}, "
         f"accuracy at every length 1-{args.eval_max_length} over {args.eval_sequences} sequences each.",
-        "",
-        f"| model | `--memory` | score by seed (mean accuracy, lengths 41-{args.eval_max_length}) | best | median |",
-        "|---|---|---|--:|--:|",
     ]
-    seeds_asked = len(args.seeds.split(","))
-    missing = []
+    table, missing = [], []
     for memory, row in summary.items():
-        if row["runs"] < seeds_asked:
-            missing.append(f"{MODEL_NAMES.get(memory, memory)} ({row['runs']} of {seeds_asked} seeds finished)")
-            continue
         by_seed = ", ".join(f"{row['scores_by_seed'][seed]:.3f} (seed {seed})" for seed in sorted(row["scores_by_seed"]))
+        if row["runs"] < seeds_asked:
+            missing.append(f"{MODEL_NAMES.get(memory, memory)}, {row['runs']} of {seeds_asked} seeds"
+                           + (f": {by_seed}" if by_seed else ""))
+            continue
         if row["diverged"]:
             by_seed += f"; {row['diverged']} diverged"
         best, median = (f"{row[key]:.3f}" if row[key] is not None else "-" for key in ("best_score", "median_score"))
-        lines.append(f"| {MODEL_NAMES.get(memory, memory)} | `{memory}` | {by_seed or '-'} | {best} | {median} |")
+        table.append(f"| {MODEL_NAMES.get(memory, memory)} | `{memory}` | {by_seed or '-'} | {best} | {median} |")
+    if table:
+        lines += ["", f"| model | `--memory` | score by seed (mean accuracy, lengths 41-{args.eval_max_length}) "
+                      "| best | median |", "|---|---|---|--:|--:|", *table]  # fmt: skip
     if missing:
-        lines += ["", "Not in the table until every seed has finished: " + "; ".join(missing) + "."]
-    figure = os.path.relpath(args.figure, page.parent)
-    lines += ["", f"![{TASK}: per-token accuracy against length, mean over each model's finished seeds]({figure})"]
+        lines += ["", "Not tabled or drawn until all their seeds have finished: " + "; ".join(missing) + "."]
+    if drawn:
+        figure = os.path.relpath(args.figure, page.parent)
+        lines += ["", f"![{TASK}: per-token accuracy against length, mean over seeds]({figure})"]
     return "\n".join(lines)
 
 
@@ -213,7 +217,7 @@ def main():
     failures = [] if args.collect_only else train_all(args, runs)
     summary = collect(args, runs)
     for memory, row in summary.items():
-        print(f"{memory:20s} runs {row['runs']}  mean score {row['mean_score']}  steps/s {row['steps_per_second']}")
+        print(f"{memory:20s} runs {row['runs']}  scores {row['scores_by_seed']}")
     print(f"results: {args.results_file}\nfigure: {args.figure}")
     for failure in failures:
         print(f"failed: {failure}", file=sys.stderr)

@@ -10,12 +10,14 @@ it has learned. The stack's depth is no weight: the same trained weights
 run with a stack of any depth. This script rebuilds each finished run of
 `--runs` with every stack depth of `--stack-sizes`, loads its weights, and
 measures the protocol's accuracy at every length 1-`--eval-max-length`
-(the run's own evaluation seed and sequences per length). It also traces
+(the run's own evaluation seed and sequences per length; with the trained
+depth, the run's own curve). It also traces
 what each trained stack does: the mean probabilities of push, pop and
 no-op while the model reads the input and while it writes the answer, over
 `--trace-sequences` evaluation strings of length `--trace-length`. The
-scores and traces go to `--output` (JSON, written atomically) and the
-table to this script's part of `--page`.
+scores and traces go to `--output` (JSON, written atomically; rows already
+there are kept and not measured again) and the table to this script's part
+of `--page`.
 
 Usage:
     python benchmarks/chomsky_stack_depth.py \\
@@ -101,8 +103,12 @@ def action_trace(model, setup, length, sequences, seed):
 
 def main(argv=None):
     args = parse_args(argv)
-    rows = []
+    output = pathlib.Path(args.output)
+    # Measured rows are kept: the same command with more runs measures only what is new.
+    rows = json.loads(output.read_text())["runs"] if output.is_file() else []
     for run in args.runs:
+        if all(any(row["run"] == run and row["stack_size"] == size for row in rows) for size in args.stack_sizes):
+            continue
         trained, record, _ = load_run(run)
         record["output_dir"] = run
         setup = chomsky.task_setup(record["task"])
@@ -110,9 +116,15 @@ def main(argv=None):
         max_length = args.eval_max_length or evaluation["lengths"][1]
         trace = action_trace(trained, setup, args.trace_length, args.trace_sequences, evaluation["seed"])
         for stack_size in args.stack_sizes:
-            model = with_stack_size(trained, record, setup, stack_size)
-            curve = chomsky.accuracy_by_length(model, setup, evaluation["seed"], max_length,
-                                               evaluation["sequences_per_length"], verbose=False)  # fmt: skip
+            if any(row["run"] == run and row["stack_size"] == stack_size for row in rows):
+                continue
+            recorded = json.loads((pathlib.Path(run) / chomsky.CURVE_FILE).read_text())["accuracy_by_length"]
+            if stack_size == models.CHOMSKY_STACK_SIZE and recorded[-1]["length"] == max_length:
+                curve = recorded  # the run's own measurement, with the stack it was trained with
+            else:
+                model = with_stack_size(trained, record, setup, stack_size)
+                curve = chomsky.accuracy_by_length(model, setup, evaluation["seed"], max_length,
+                                                   evaluation["sequences_per_length"], verbose=False)  # fmt: skip
             accuracy = {point["length"]: point["accuracy"] for point in curve}
             rows.append({
                 "run": run, "seed": record["seed"], "task": record["task"], "stack_size": stack_size,
@@ -122,11 +134,15 @@ def main(argv=None):
                 "accuracy_by_length": [point["accuracy"] for point in curve],
             })  # fmt: skip
             print(f"{run}: stack of {stack_size}: {chomsky.score_text(rows[-1]['score'])}", flush=True)
-    write_atomically(args.output, json.dumps({"command": "python benchmarks/chomsky_stack_depth.py " + " ".join(
-        argv if argv is not None else sys.argv[1:]), "runs": rows}, indent=2))  # fmt: skip
+            write_atomically(output, json.dumps({"command": command(argv), "runs": rows}, indent=2))
+    max_length = max(len(row["accuracy_by_length"]) for row in rows)
     write_part(pathlib.Path(args.page), "benchmarks/chomsky_stack_depth.py", report(rows, max_length, args.trace_length),
                "# The Chomsky-hierarchy benchmark")  # fmt: skip
     return 0
+
+
+def command(argv):
+    return "python benchmarks/chomsky_stack_depth.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
 
 def capacity_score(capacity, train_max_length=40, max_length=500):
