@@ -170,8 +170,9 @@ def report(rows, max_length, trace_length):
         lines.append(f"| {row['seed']} | {row['stack_size']} | {score} | {at.get('40', float('nan')):.3f} "
                      f"| {at.get('100', float('nan')):.3f} | {at.get(str(max_length), float('nan')):.3f} "
                      f"| {reading} | {answering} |")  # fmt: skip
-    lines += ["", f"A model that reverses exactly the last 30 symbols and guesses the rest scores "
-                  f"{capacity_score(30, max_length=max_length):.3f}; the last 34, {capacity_score(34, max_length=max_length):.3f}."]
+    lines += ["", "A model that answers the last c symbols of a string right and guesses the rest has accuracy "
+                  "0.5 + c / (2L) at length L, and scores "
+                  + ", ".join(f"{capacity_score(c, max_length=max_length):.3f} for c = {c}" for c in (30, 35, 40)) + "."]
     return "\n".join(lines)
 
 
