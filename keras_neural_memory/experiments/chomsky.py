@@ -48,7 +48,7 @@ from keras_neural_memory.experiments.config import CHOMSKY_PROTOCOL, chomsky_tas
 #: The accuracy against length a run writes into its folder, and its plot.
 CURVE_FILE = "accuracy_by_length.json"
 PLOT_FILE = "accuracy_by_length.png"
-#: The lengths a run's final measurement has measured so far (removed when it ends).
+#: The partial curve of a run's final measurement, one length at a time (removed when it ends).
 PROGRESS_FILE = "evaluation_progress.json"
 #: Sequences per evaluation batch: 512 per length in 4 batches keeps a
 #: length-500 evaluation well inside a few GiB (docs/results/chomsky.md#cost).
@@ -192,11 +192,11 @@ def accuracy_by_length(model, setup, seed, max_length, sequences, min_length=1, 
         min_length: The first length.
         batch_size: Sequences per batch.
         verbose: Print each length's accuracy as it is measured.
-        progress_file: A JSON file that keeps the lengths measured so far,
-            written atomically after each: a measurement of the same
-            `seed`, `sequences` and `min_length`, by the model at the same
-            optimizer step, started again continues after the last length
-            it holds.
+        progress_file: A JSON file holding the curve up to the last
+            measured length, rewritten atomically after each length. A
+            measurement with the same `seed`, `sequences` and `min_length`,
+            by the model at the same optimizer step, continues after the
+            last length it holds.
 
     Returns:
         A list of `{"length": L, "accuracy": a}`, lengths increasing.
@@ -317,8 +317,8 @@ def describe(setup, config):
 def measure_run(model, setup, config, output, seed):
     """The final measurement of a training run: writes the curve files into `output`; returns results' entries.
 
-    The lengths measured so far are kept in `output`'s `PROGRESS_FILE`, so
-    a run stopped during its measurement continues it when it resumes;
+    The curve is written to `output`'s `PROGRESS_FILE` length by length,
+    so a run stopped during its measurement continues it when it resumes;
     "eval_seconds" counts this process's part.
     """
     output = pathlib.Path(output)
