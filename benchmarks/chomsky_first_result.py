@@ -2,8 +2,10 @@
 
 Trains `neural-memory train --task chomsky_hierarchy/reverse_string` for
 `--models` (default the package's Stack-LSTM `stack`, the authors'
-Stack-RNN `superposition_stack`, and `lstm`) and `--seeds` (default 0, 1,
-2) at one learning rate, with the protocol of Delétang et al. (2023):
+Stack-RNN `superposition_stack` with their 30-vector stack and with a stack
+of 500 vectors, `superposition_stack@500`, deep enough for every input of
+the evaluation, and `lstm`) and `--seeds` (default 0, 1, 2) at one
+learning rate, with the protocol of Delétang et al. (2023):
 batches of 128 of one length uniform on 1-40, accuracy at every length
 1-500 over 512 sequences, the score its mean over lengths 41-500. The
 budget is `--epochs` x `--steps-per-epoch` steps (default 10 x 1,000, the
@@ -44,10 +46,12 @@ sys.path.insert(0, str(ROOT))
 
 from keras_neural_memory.experiments import chomsky  # noqa: E402
 from keras_neural_memory.experiments.files import write_atomically  # noqa: E402
+from keras_neural_memory.models import CHOMSKY_STACK_SIZE  # noqa: E402
 from marked_part import write_part  # noqa: E402
 
 TASK = "chomsky_hierarchy/reverse_string"
-MODELS = ("stack", "superposition_stack", "lstm")
+#: `--memory`, or "superposition_stack@N" for the Stack-RNN with `--stack-size N`.
+MODELS = ("stack", "superposition_stack", "superposition_stack@500", "lstm")
 #: What each `--memory` is, in the page's table.
 MODEL_NAMES = {
     "stack": "Stack-LSTM (Grefenstette et al.)",
@@ -58,10 +62,11 @@ MODEL_NAMES = {
 }
 
 
-def arguments():
+def arguments(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs-dir", default="runs/chomsky-first-result")
-    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated --memory values")
+    parser.add_argument("--models", default=",".join(MODELS),
+                        help="comma-separated --memory values; superposition_stack@N: the Stack-RNN with --stack-size N")
     parser.add_argument("--seeds", default="0,1,2", help="comma-separated seeds")
     parser.add_argument("--learning-rate", type=float, default=5e-4, help="one of the paper's {1e-4, 3e-4, 5e-4}")
     parser.add_argument("--epochs", type=int, default=10)
@@ -72,23 +77,43 @@ def arguments():
     parser.add_argument("--figure", default="docs/results/figures/chomsky/reverse_string/chomsky_reverse_string_lengths.png")
     parser.add_argument("--page", default="docs/results/chomsky.md", help="the results page whose part is written")
     parser.add_argument("--collect-only", action="store_true", help="only gather the finished runs and draw them")
-    return parser.parse_args()
+    args = parser.parse_args(argv)
+    for model in args.models.split(","):
+        memory, _, stack_size = model.partition("@")
+        if stack_size and not (memory == "superposition_stack" and stack_size.isdigit() and int(stack_size) > 0):
+            parser.error(f"--models: {model!r}: only superposition_stack takes @N, a positive stack size, "
+                         "e.g. superposition_stack@500")  # fmt: skip
+    return args
 
 
-def run_dir(args, memory, seed):
-    return pathlib.Path(args.runs_dir) / memory / f"lr{args.learning_rate:g}-seed{seed}"
+def model_flags(model):
+    """The `train` flags of a `--models` entry: `--memory`, and `--stack-size` for "superposition_stack@N"."""
+    memory, _, stack_size = model.partition("@")
+    return ["--memory", memory, *(["--stack-size", stack_size] if stack_size else [])]
 
 
-def train_command(args, memory, seed):
-    return [sys.executable, "-m", "keras_neural_memory.experiments.cli", "train", "--task", TASK, "--memory", memory,
+def model_name(model):
+    """The page's name of a `--models` entry."""
+    memory, _, stack_size = model.partition("@")
+    if memory == "superposition_stack":
+        return f"{MODEL_NAMES[memory]}, {stack_size or CHOMSKY_STACK_SIZE}-vector stack"
+    return MODEL_NAMES.get(memory, memory)
+
+
+def run_dir(args, model, seed):
+    return pathlib.Path(args.runs_dir) / model.replace("@", "-stack") / f"lr{args.learning_rate:g}-seed{seed}"
+
+
+def train_command(args, model, seed):
+    return [sys.executable, "-m", "keras_neural_memory.experiments.cli", "train", "--task", TASK, *model_flags(model),
             "--seed", str(seed), "--learning-rate", str(args.learning_rate), "--epochs", str(args.epochs),
             "--steps-per-epoch", str(args.steps_per_epoch), "--eval-max-length", str(args.eval_max_length),
             "--eval-sequences", str(args.eval_sequences), "--verbose", "2",
-            "--output-dir", str(run_dir(args, memory, seed))]  # fmt: skip
+            "--output-dir", str(run_dir(args, model, seed))]  # fmt: skip
 
 
 def train_all(args, runs):
-    """Trains `runs` ((memory, seed) pairs), one process per core, each pinned to its core."""
+    """Trains `runs` ((`--models` entry, seed) pairs), one process per core, each pinned to its core."""
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
     pending = queue.Queue()
     for run in runs:
@@ -98,21 +123,21 @@ def train_all(args, runs):
     def worker(core):
         while True:
             try:
-                memory, seed = pending.get_nowait()
+                model, seed = pending.get_nowait()
             except queue.Empty:
                 return
-            folder = run_dir(args, memory, seed)
+            folder = run_dir(args, model, seed)
             folder.mkdir(parents=True, exist_ok=True)
-            command = train_command(args, memory, seed)
+            command = train_command(args, model, seed)
             if core is not None and shutil.which("taskset"):
                 command = ["taskset", "-c", str(core), *command]
-            print(f"core {core}: {memory} seed {seed} -> {folder}", flush=True)
+            print(f"core {core}: {model} seed {seed} -> {folder}", flush=True)
             with open(folder / "train.log", "a") as log:
                 status = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
                                          env={"KERAS_BACKEND": "jax", **os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})  # fmt: skip
             if status:
-                failures.append(f"{memory} seed {seed}: exit status {status} (see {folder / 'train.log'})")
-            print(f"core {core}: {memory} seed {seed} done (status {status})", flush=True)
+                failures.append(f"{model} seed {seed}: exit status {status} (see {folder / 'train.log'})")
+            print(f"core {core}: {model} seed {seed} done (status {status})", flush=True)
 
     threads = [threading.Thread(target=worker, args=(core,)) for core in cores]
     for thread in threads:
@@ -125,26 +150,26 @@ def train_all(args, runs):
 def collect(args, runs):
     """Gathers the finished runs into `--results-file` and draws `--figure`; returns the summary."""
     records, curves = [], {}
-    for memory, seed in runs:
-        folder = run_dir(args, memory, seed)
+    for model, seed in runs:
+        folder = run_dir(args, model, seed)
         if not (folder / "results.json").is_file():
             continue
         results = json.loads((folder / "results.json").read_text())
         curve = None
         if not results["diverged"]:
             curve = json.loads((folder / chomsky.CURVE_FILE).read_text())["accuracy_by_length"]
-            curves.setdefault(memory, []).append(curve)
+            curves.setdefault(model, []).append(curve)
         records.append({
-            "memory": memory, "seed": seed, "settings": results["settings"], "parameters": results["parameters"],
+            "model": model, "seed": seed, "settings": results["settings"], "parameters": results["parameters"],
             "diverged": results["diverged"], "score": results.get("score"), "batches": results["batches"],
             "segments": results["segments"],
             "accuracy_by_length": [point["accuracy"] for point in curve] if curve else None,
         })  # fmt: skip
     summary = {}
-    for memory in dict.fromkeys(memory for memory, _ in runs):
-        mine = [record for record in records if record["memory"] == memory]
+    for model in dict.fromkeys(model for model, _ in runs):
+        mine = [record for record in records if record["model"] == model]
         scores = {record["seed"]: record["score"] for record in mine if record["score"] is not None}
-        summary[memory] = {
+        summary[model] = {
             "runs": len(mine),
             "diverged": sum(record["diverged"] for record in mine),
             "scores_by_seed": scores,
@@ -162,46 +187,46 @@ def collect(args, runs):
     }, indent=2))  # fmt: skip
     # Only models whose every seed has finished are drawn and tabled.
     seeds_asked = len(args.seeds.split(","))
-    curves = {memory: model_curves for memory, model_curves in curves.items() if summary[memory]["runs"] == seeds_asked}
+    curves = {model: model_curves for model, model_curves in curves.items() if summary[model]["runs"] == seeds_asked}
     if curves:
         setup = chomsky.task_setup(TASK)
         mean_curves = {}
-        for memory, model_curves in curves.items():
+        for model, model_curves in curves.items():
             lengths = [point["length"] for point in model_curves[0]]
             mean = np.mean([[point["accuracy"] for point in curve] for curve in model_curves], axis=0)
-            label = f"{memory} (mean of {len(model_curves)} seed{'s' * (len(model_curves) > 1)})"
+            label = f"{model} (mean of {len(model_curves)} seed{'s' * (len(model_curves) > 1)})"
             curve = [{"length": length, "accuracy": float(value)} for length, value in zip(lengths, mean)]
             mean_curves[label] = chomsky.curve_record(setup, label, curve, None, args.eval_sequences)
         pathlib.Path(args.figure).parent.mkdir(parents=True, exist_ok=True)
         chomsky.plot_curves(mean_curves, args.figure, title=f"{TASK}: accuracy against length")
     page = pathlib.Path(args.page)
-    write_part(page, "benchmarks/chomsky_first_result.py", report(args, summary, page, drawn=bool(curves)),
+    write_part(page, "benchmarks/chomsky_first_result.py", report(args, summary, page, bool(curves), seeds_asked),
                "# The Chomsky-hierarchy benchmark")  # fmt: skip
     return summary
 
 
-def report(args, summary, page, drawn):
-    """The page's part: the command, the scores of every model and the figure."""
-    seeds_asked = len(args.seeds.split(","))
+def report(args, summary, page, drawn, seeds_asked):
+    """The page's part: the command, the scores of every model whose `seeds_asked` have finished, and the figure."""
     lines = [
         f"`python benchmarks/chomsky_first_result.py --seeds {args.seeds}` "
-        f"(`neural-memory train --task {TASK} --memory M --seed S --learning-rate {args.learning_rate:g}`): "
+        f"(`neural-memory train --task {TASK} --memory M --seed S --learning-rate {args.learning_rate:g}`, "
+        "and `--stack-size N` for `superposition_stack@N`): "
         f"{args.epochs * args.steps_per_epoch:,} steps at learning rate {args.learning_rate:g}, "
         f"accuracy at every length 1-{args.eval_max_length} over {args.eval_sequences} sequences each.",
     ]
     table, missing = [], []
-    for memory, row in summary.items():
+    for model, row in summary.items():
         by_seed = ", ".join(f"{row['scores_by_seed'][seed]:.3f} (seed {seed})" for seed in sorted(row["scores_by_seed"]))
         if row["runs"] < seeds_asked:
-            missing.append(f"{MODEL_NAMES.get(memory, memory)}, {row['runs']} of {seeds_asked} seeds"
+            missing.append(f"{model_name(model)}, {row['runs']} of {seeds_asked} seeds"
                            + (f": {by_seed}" if by_seed else ""))
             continue
         if row["diverged"]:
             by_seed += f"; {row['diverged']} diverged"
         best, median = (f"{row[key]:.3f}" if row[key] is not None else "-" for key in ("best_score", "median_score"))
-        table.append(f"| {MODEL_NAMES.get(memory, memory)} | `{memory}` | {by_seed or '-'} | {best} | {median} |")
+        table.append(f"| {model_name(model)} | `{model}` | {by_seed or '-'} | {best} | {median} |")
     if table:
-        lines += ["", f"| model | `--memory` | score by seed (mean accuracy, lengths 41-{args.eval_max_length}) "
+        lines += ["", f"| model | `--models` entry | score by seed (mean accuracy, lengths 41-{args.eval_max_length}) "
                       "| best | median |", "|---|---|---|--:|--:|", *table]  # fmt: skip
     if missing:
         lines += ["", "Not tabled or drawn until all their seeds have finished: " + "; ".join(missing) + "."]
@@ -211,13 +236,13 @@ def report(args, summary, page, drawn):
     return "\n".join(lines)
 
 
-def main():
-    args = arguments()
-    runs = [(memory, int(seed)) for memory in args.models.split(",") for seed in args.seeds.split(",")]
+def main(argv=None):
+    args = arguments(argv)
+    runs = [(model, int(seed)) for model in args.models.split(",") for seed in args.seeds.split(",")]
     failures = [] if args.collect_only else train_all(args, runs)
     summary = collect(args, runs)
-    for memory, row in summary.items():
-        print(f"{memory:20s} runs {row['runs']}  scores {row['scores_by_seed']}")
+    for model, row in summary.items():
+        print(f"{model:20s} runs {row['runs']}  scores {row['scores_by_seed']}")
     print(f"results: {args.results_file}\nfigure: {args.figure}")
     for failure in failures:
         print(f"failed: {failure}", file=sys.stderr)

@@ -91,6 +91,7 @@ def build_model(setup, config):
         memory=config.memory,
         hidden_size=config.hidden_size,
         memory_width=config.memory_width,
+        stack_size=config.stack_size or models.CHOMSKY_STACK_SIZE,
         strength_noise=config.strength_noise,
         gate_activation=config.gate_activation,
         quiet_end=config.quiet_end,

@@ -10,6 +10,7 @@ from keras_neural_memory.models import (
     CHOMSKY_HIDDEN_SIZE,
     CHOMSKY_MEMORY_WIDTH,
     CHOMSKY_MODELS,
+    CHOMSKY_STACK_SIZE,
     CONTROLLERS,
     DEFAULT_LSTM_LAYERS,
 )
@@ -49,7 +50,7 @@ CHOMSKY_PREFIX = "chomsky_hierarchy/"
 # steps (the authors' example script trains 10,000), and the learning rate
 # the grid's largest, for that shorter budget.
 CHOMSKY_PROTOCOL = dict(
-    hidden=CHOMSKY_HIDDEN_SIZE, width=CHOMSKY_MEMORY_WIDTH, epochs=10, steps=1000, learning_rate=5e-4,
+    hidden=CHOMSKY_HIDDEN_SIZE, width=CHOMSKY_MEMORY_WIDTH, stack_size=CHOMSKY_STACK_SIZE, epochs=10, steps=1000, learning_rate=5e-4,
     batch_size=128, train_lengths=(1, 40), eval_max_length=500, eval_sequences=512,
 )  # fmt: skip
 CHOMSKY_LEARNING_RATES = (1e-4, 3e-4, 5e-4)
@@ -178,6 +179,10 @@ class RunConfig:
             (the paper) or "hard_sigmoid"; memory models only.
         quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
             (both ends alike, the paper), "random", "top" or "bottom".
+        stack_size: Vectors the Stack-RNN's stack holds
+            ("superposition_stack" only); None: the authors' 30. Its
+            weights do not depend on it; a stack shallower than the tape
+            loses what falls off its bottom.
         batch_size: Examples per batch; None: the paper's 10, or 128 on
             Chomsky-hierarchy tasks.
         epochs: Most epochs to train.
@@ -221,6 +226,7 @@ class RunConfig:
     strength_noise: float = 0.0
     gate_activation: str = "sigmoid"
     quiet_end: str | None = None
+    stack_size: int | None = None
     batch_size: int | None = None
     epochs: int | None = None
     steps_per_epoch: int | None = None
@@ -241,7 +247,7 @@ class RunConfig:
         check_choice("scale", self.scale, tuple(SCALES))
         check_choice("verbose", self.verbose, (0, 1, 2))
         check_positive_int("eval_examples", self.eval_examples)
-        for name in ("batch_size", "hidden_size", "memory_width", "epochs", "steps_per_epoch",
+        for name in ("batch_size", "hidden_size", "memory_width", "stack_size", "epochs", "steps_per_epoch",
                      "validation_examples", "eval_max_length", "eval_sequences"):  # fmt: skip
             check_positive_int(name, getattr(self, name), allow_none=True)
         if self.learning_rate is not None:
@@ -252,6 +258,9 @@ class RunConfig:
                 raise UsageError("--strength-noise and --gate-activation apply to the memory cells (stack, queue, "
                                  "deque), not to superposition_stack; leave them out")  # fmt: skip
         else:
+            if self.stack_size is not None:
+                raise UsageError(f"--stack-size sizes the stack of --memory superposition_stack, not of "
+                                 f"{self.memory}, whose memory grows with the input; leave it out")  # fmt: skip
             check_lstm_layers(self.lstm_layers, self.memory)
             check_strength_noise(self.strength_noise, self.memory)
             check_gate_activation(self.gate_activation, self.memory)
@@ -293,6 +302,7 @@ class RunConfig:
                 self,
                 hidden_size=self.hidden_size or protocol["hidden"],
                 memory_width=self.memory_width or protocol["width"],
+                stack_size=self.stack_size or (protocol["stack_size"] if self.memory == "superposition_stack" else None),
                 learning_rate=self.learning_rate or protocol["learning_rate"],
                 batch_size=self.batch_size or protocol["batch_size"],
                 epochs=self.epochs or protocol["epochs"],
@@ -360,6 +370,8 @@ class RunConfig:
             del record["gate_activation"]
         if record["quiet_end"] is None:
             del record["quiet_end"]
+        if record["stack_size"] in (None, CHOMSKY_STACK_SIZE):
+            del record["stack_size"]
         if record["validation_examples"] is None:
             del record["validation_examples"]
         if is_chomsky_task(self.task):  # what these runs cannot change

@@ -193,6 +193,24 @@ def test_the_final_measurement_resumes_at_the_length_it_stopped(tmp_path, monkey
     assert not (tmp_path / chomsky.PROGRESS_FILE).exists()
 
 
+def test_the_stack_rnn_takes_the_depth_of_its_stack_from_the_command_line(tmp_path, capsys):
+    from keras_neural_memory.experiments.config import RunConfig
+
+    assert train(tmp_path, "--epochs", "1", "--memory", "superposition_stack", "--stack-size", "7") == 0
+    assert json.loads((tmp_path / "results.json").read_text())["settings"]["stack_size"] == 7
+    loaded = keras.saving.load_model(tmp_path / "model.keras")
+    assert loaded.get_layer("superposition_stack_rnn").cell.stack_size == 7
+    # Another depth is another run.
+    assert train(tmp_path, "--epochs", "1", "--memory", "superposition_stack") == 2
+    assert "holds a finished run with other settings" in capsys.readouterr().err
+    # The authors' depth is recorded as runs made before the flag existed, so theirs still match.
+    task = "chomsky_hierarchy/reverse_string"
+    default = RunConfig(task, memory="superposition_stack").resolved()
+    assert default.stack_size == 30 and "stack_size" not in default.settings()
+    assert RunConfig(task, memory="superposition_stack", stack_size=30).resolved().settings() == default.settings()
+    assert RunConfig(task, memory="lstm").resolved().stack_size is None
+
+
 def test_evaluate_redraws_the_curve_and_scores_the_lengths_beyond_training(tmp_path, capsys):
     from keras_neural_memory.experiments import cli
 
@@ -234,6 +252,8 @@ def test_evaluate_redraws_the_curve_and_scores_the_lengths_beyond_training(tmp_p
         (["--task", "sequence_copy", "--memory", "superposition_stack"],
          "--memory superposition_stack is the Stack-RNN of the chomsky_hierarchy/ tasks"),
         (["--task", "sequence_copy", "--eval-sequences", "8"], "--eval-sequences applies to chomsky_hierarchy/ tasks only"),
+        (["--task", "chomsky_hierarchy/reverse_string", "--memory", "stack", "--stack-size", "64"],
+         "--stack-size sizes the stack of --memory superposition_stack, not of stack, whose memory grows"),
     ],
 )  # fmt: skip
 def test_a_wrong_command_exits_2_with_one_line(args, message, tmp_path, capsys):
