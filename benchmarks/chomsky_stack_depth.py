@@ -69,8 +69,8 @@ def action_trace(model, setup, length, sequences, seed):
     """Mean push, pop and no-op probabilities of `model`'s stack while it reads the input and while it answers.
 
     Runs the trained cell one step at a time on `sequences` evaluation
-    strings of `length`, computing each step's actions as
-    `SuperpositionStackCell.call` does.
+    strings of `length`, reading each step's actions from
+    `SuperpositionStackCell.step`.
 
     Returns:
         `{"reading": {"push": p, "pop": q, "no_op": r}, "answering": {...}}`.
@@ -88,12 +88,8 @@ def action_trace(model, setup, length, sequences, seed):
     states = cell.get_initial_state(batch_size=len(tape))
     actions = []
     for t in range(tape.shape[1]):
-        stack = ops.reshape(states[-1], (-1, cell.stack_size, cell.stack_cell_size))
-        controller_input = ops.concatenate([steps[:, t], stack[:, 0, :]], axis=-1)
-        output, _ = cell.controller(controller_input, states[1:-1])
-        step_actions = ops.softmax(ops.matmul(output, cell.action_kernel) + cell.action_bias, axis=-1)
-        actions.append(ops.convert_to_numpy(step_actions).mean(axis=0))
-        _, states = cell(steps[:, t], states)
+        _, states, info = cell.step(steps[:, t], states)
+        actions.append(ops.convert_to_numpy(info["actions"]).mean(axis=0))
     actions = np.array(actions)
     input_length = setup.task.input_length(length)
     phases = {"reading": actions[:input_length], "answering": actions[input_length:]}
@@ -107,19 +103,20 @@ def main(argv=None):
     # Measured rows are kept: the same command with more runs measures only what is new.
     rows = json.loads(output.read_text())["runs"] if output.is_file() else []
     for run in args.runs:
-        if all(any(row["run"] == run and row["stack_size"] == size for row in rows) for size in args.stack_sizes):
+        measured = {row["stack_size"] for row in rows if row["run"] == run}
+        stack_sizes = [size for size in args.stack_sizes if size not in measured]
+        if not stack_sizes:
             continue
         trained, record, _ = load_run(run)
+        trained_stack_size = record["settings"].get("stack_size", models.CHOMSKY_STACK_SIZE)
         record["output_dir"] = run
         setup = chomsky.task_setup(record["task"])
         evaluation = record["evaluation"]
         max_length = args.eval_max_length or evaluation["lengths"][1]
         trace = action_trace(trained, setup, args.trace_length, args.trace_sequences, evaluation["seed"])
-        for stack_size in args.stack_sizes:
-            if any(row["run"] == run and row["stack_size"] == stack_size for row in rows):
-                continue
+        for stack_size in stack_sizes:
             recorded = json.loads((pathlib.Path(run) / chomsky.CURVE_FILE).read_text())["accuracy_by_length"]
-            if stack_size == models.CHOMSKY_STACK_SIZE and recorded[-1]["length"] == max_length:
+            if stack_size == trained_stack_size and recorded[-1]["length"] == max_length:
                 curve = recorded  # the run's own measurement, with the stack it was trained with
             else:
                 model = with_stack_size(trained, record, setup, stack_size)
@@ -130,7 +127,7 @@ def main(argv=None):
                 "run": run, "seed": record["seed"], "task": record["task"], "stack_size": stack_size,
                 "score": chomsky.score(curve), "accuracy_at": {str(n): accuracy[n] for n in (40, 100, max_length)
                                                                 if n in accuracy},
-                "trained_stack_size": models.CHOMSKY_STACK_SIZE, "actions": trace,
+                "trained_stack_size": trained_stack_size, "actions": trace,
                 "accuracy_by_length": [point["accuracy"] for point in curve],
             })  # fmt: skip
             print(f"{run}: stack of {stack_size}: {chomsky.score_text(rows[-1]['score'])}", flush=True)
@@ -155,7 +152,8 @@ def report(rows, max_length, trace_length):
     lines = [
         "`python benchmarks/chomsky_stack_depth.py --runs RUNS --stack-sizes "
         f"{','.join(str(size) for size in dict.fromkeys(row['stack_size'] for row in rows))}`: each trained Stack-RNN "
-        f"(stack of {models.CHOMSKY_STACK_SIZE} in training) measured again, with the same weights and evaluation "
+        f"(stack of {' or '.join(str(size) for size in sorted({row['trained_stack_size'] for row in rows}))} in "
+        "training) measured again, with the same weights and evaluation "
         "strings, with a stack of each depth.",
         "",
         f"| seed | stack depth | score | accuracy at 40 | at 100 | at {max_length} "

@@ -162,7 +162,18 @@ class SuperpositionStackCell(keras.layers.Layer):
             ops.reshape(stack, (batch_size, self.stack_size * self.stack_cell_size)),
         ]
 
-    def call(self, inputs, states, training=None):
+    def step(self, inputs, states, training=None):
+        """One step, with the stack's actions.
+
+        This is `call` plus inspection: `call` uses it and drops the dict.
+
+        Returns:
+            `(output, new_states, info)` where `info` has `actions`
+            `(batch, 3)`, the softmax over `superposition_stack.ACTIONS`
+            (push, pop, no-op), `push_value` `(batch, stack_cell_size)` and
+            `stack` `(batch, stack_size, stack_cell_size)`, the stack
+            after the step.
+        """
         controller_states = list(states[1:-1])
         stack = ops.reshape(states[-1], (-1, self.stack_size, self.stack_cell_size))
         controller_input = ops.concatenate([inputs, ops.cast(stack[:, 0, :], inputs.dtype)], axis=-1)
@@ -173,8 +184,13 @@ class SuperpositionStackCell(keras.layers.Layer):
         push_value = ops.matmul(output, self.push_value_kernel) + self.push_value_bias
         actions = ops.softmax(ops.matmul(output, self.action_kernel) + self.action_bias, axis=-1)
         new_stack = superposition_stack.update_stack(stack, actions, push_value)
+        info = {"actions": actions, "push_value": push_value, "stack": new_stack}
         new_stack = ops.reshape(new_stack, (-1, self.stack_size * self.stack_cell_size))
-        return output, [output, *tree.flatten(new_controller_states), new_stack]
+        return output, [output, *tree.flatten(new_controller_states), new_stack], info
+
+    def call(self, inputs, states, training=None):
+        output, new_states, _ = self.step(inputs, states, training=training)
+        return output, new_states
 
     def get_config(self):
         config = super().get_config()

@@ -109,17 +109,21 @@ def reference(x, controller_step, controller_state, heads, stack_size):
     """Joulin & Mikolov's stack RNN, one step and one stack cell at a time.
 
     `heads` is `(push_value_kernel, push_value_bias, action_kernel, action_bias)`.
+    Returns the outputs `(batch, time, units)`, the last stack and the
+    actions `(batch, time, 3)`.
     """
     push_value_kernel, push_value_bias, action_kernel, action_bias = heads
     batch, time, _ = x.shape
     stack = np.zeros((batch, stack_size, push_value_bias.shape[0]))
-    outputs = []
+    outputs, all_actions = [], []
     for t in range(time):
         h, controller_state = controller_step(np.concatenate([x[:, t], stack[:, 0]], axis=-1), controller_state)
         value = h @ push_value_kernel + push_value_bias
         logits = h @ action_kernel + action_bias
         actions = np.exp(logits - logits.max(-1, keepdims=True))
-        push, pop, no_op = np.split(actions / actions.sum(-1, keepdims=True), 3, axis=-1)
+        actions = actions / actions.sum(-1, keepdims=True)
+        all_actions.append(actions)
+        push, pop, no_op = np.split(actions, 3, axis=-1)
         new_stack = np.empty_like(stack)
         for i in range(stack_size):
             above = value if i == 0 else stack[:, i - 1]
@@ -127,7 +131,7 @@ def reference(x, controller_step, controller_state, heads, stack_size):
             new_stack[:, i] = push * above + pop * below + no_op * stack[:, i]
         stack = new_stack
         outputs.append(h)
-    return np.stack(outputs, axis=1), stack
+    return np.stack(outputs, axis=1), stack, np.stack(all_actions, axis=1)
 
 
 @pytest.mark.parametrize(
@@ -147,7 +151,7 @@ def test_the_cell_matches_a_numpy_loop(controller, numpy_step, state_count):
         variable.assign(rng.normal(scale=0.8, size=variable.shape).astype("float32"))
     outputs, *states = layer(x)
     numpy = lambda v: keras.ops.convert_to_numpy(v).astype("float64")
-    want_outputs, want_stack = reference(
+    want_outputs, want_stack, want_actions = reference(
         x.astype("float64"),
         numpy_step(*[numpy(w) for w in cell.controller.weights]),
         [np.zeros((2, 5))] * state_count,
@@ -159,6 +163,13 @@ def test_the_cell_matches_a_numpy_loop(controller, numpy_step, state_count):
     np.testing.assert_allclose(stack, want_stack, atol=1e-5)
     assert np.abs(want_stack[:, -1]).max() > 0.01  # values reached the bottom cell
     assert len(states) == 1 + state_count + 1
+    # `step` is `call` with the actions shown.
+    step_states = cell.get_initial_state(batch_size=2)
+    for t in range(x.shape[1]):
+        output, step_states, info = cell.step(x[:, t], step_states)
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(info["actions"]), want_actions[:, t], atol=1e-5)
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(output), want_outputs[:, t], atol=1e-5)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(info["stack"]), want_stack, atol=1e-5)
 
 
 def test_with_no_op_forced_the_controller_reads_its_input_and_a_zero_top():
