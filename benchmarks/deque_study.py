@@ -42,6 +42,8 @@ from marked_part import write_part
 from strength_drift import drift
 
 SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES, TRACED = "default", 100, 1.0, 200, 50
+# The curriculum conditions' short epochs: 500 batches, source lengths 1-2 growing to 1-13.
+CURRICULUM_EPOCHS = 5
 
 # A condition: the memory it trains and the options of `neural-memory train` it adds.
 CONDITIONS = {
@@ -52,6 +54,8 @@ CONDITIONS = {
     "quiet_end": dict(memory="deque", quiet_end="random"),
     "hard_sigmoid_quiet_end": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random"),
     "stack_hard_sigmoid": dict(memory="stack", gate_activation="hard_sigmoid"),
+    "curriculum": dict(memory="deque", curriculum_epochs=CURRICULUM_EPOCHS),
+    "hard_sigmoid_curriculum": dict(memory="deque", gate_activation="hard_sigmoid", curriculum_epochs=CURRICULUM_EPOCHS),
 }
 # The memory the DeQue is measured against on each task.
 BASELINES = {"sequence_copy": "queue", "sequence_reversal": "stack"}

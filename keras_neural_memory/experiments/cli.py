@@ -147,6 +147,9 @@ def parser():
     train.add_argument("--quiet-end", choices=QUIET_ENDS[1:],
                        help="which end of the DeQue starts with low push and pop biases (random, top or bottom); "
                             "default: both ends alike, as in the paper")
+    train.add_argument("--curriculum-epochs", type=positive_int, metavar="EPOCHS",
+                       help="train the first EPOCHS epochs on shorter sources, from the task's shortest, the longest "
+                       "growing towards the training maximum; default none, as the papers")  # fmt: skip
     train.add_argument("--stack-size", type=positive_int, metavar="VECTORS",
                        help="vectors the stack of --memory superposition_stack holds; default the authors' "
                        f"{CHOMSKY_PROTOCOL['stack_size']} (a stack shallower than the tape drops what falls off its bottom)")  # fmt: skip
@@ -205,7 +208,7 @@ def cmd_train(args):
         hidden_size=args.hidden_size, memory_width=args.memory_width, learning_rate=args.learning_rate,
         strength_noise=args.strength_noise, gate_activation=args.gate_activation, quiet_end=args.quiet_end, stack_size=args.stack_size, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
         stop_at_coarse=args.stop_at_coarse, validation_examples=args.validation_examples,
-        eval_examples=args.eval_examples, eval_max_length=args.eval_max_length, eval_sequences=args.eval_sequences, seed=args.seed, output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
+        curriculum_epochs=args.curriculum_epochs, eval_examples=args.eval_examples, eval_max_length=args.eval_max_length, eval_sequences=args.eval_sequences, seed=args.seed, output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
     )  # fmt: skip
     results = training.train(config)
     output = pathlib.Path(results["output_dir"])

@@ -62,6 +62,7 @@ _NOT_CHOMSKY = (
     ("stop_at_coarse", None, "--stop-at-coarse"),
     ("validation_examples", None, "--validation-examples"),
     ("eval_examples", 500, "--eval-examples"),
+    ("curriculum_epochs", None, "--curriculum-epochs"),
 )
 
 # The grid of Grefenstette et al. §4.4 and Appendix D: the memory LSTMs and
@@ -189,6 +190,12 @@ class RunConfig:
         steps_per_epoch: Batches per epoch.
         stop_at_coarse: Stop once training coarse accuracy reaches this at
             two consecutive epochs; None trains every epoch.
+        curriculum_epochs: Train the first this many epochs on shorter
+            sources, from the task's shortest up, the longest growing
+            towards the training maximum (`data.curriculum_regimes`); None:
+            the training lengths from the first epoch, as the papers.
+            With `stop_at_coarse`, needs `validation_examples`, so that
+            the stop reads strings of the training lengths.
         validation_examples: After every epoch, also measure accuracy on
             this many held-out strings of training lengths (the same ones
             each epoch), in inference mode, so without strength noise;
@@ -231,6 +238,7 @@ class RunConfig:
     epochs: int | None = None
     steps_per_epoch: int | None = None
     stop_at_coarse: float | None = None
+    curriculum_epochs: int | None = None
     validation_examples: int | None = None
     eval_examples: int = 500
     eval_max_length: int | None = None
@@ -248,7 +256,7 @@ class RunConfig:
         check_choice("verbose", self.verbose, (0, 1, 2))
         check_positive_int("eval_examples", self.eval_examples)
         for name in ("batch_size", "hidden_size", "memory_width", "stack_size", "epochs", "steps_per_epoch",
-                     "validation_examples", "eval_max_length", "eval_sequences"):  # fmt: skip
+                     "validation_examples", "eval_max_length", "eval_sequences", "curriculum_epochs"):  # fmt: skip
             check_positive_int(name, getattr(self, name), allow_none=True)
         if self.learning_rate is not None:
             check_real("learning_rate", self.learning_rate, above=0)
@@ -268,6 +276,9 @@ class RunConfig:
         self._check_task_options()
         if self.stop_at_coarse is not None:
             check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
+            if self.curriculum_epochs and self.validation_examples is None:
+                raise UsageError("--stop-at-coarse with --curriculum-epochs needs --validation-examples N: the "
+                                 "curriculum's training batches are shorter than the training lengths")  # fmt: skip
         check_int("seed", self.seed)
 
     def _check_task_options(self):
@@ -374,6 +385,8 @@ class RunConfig:
             del record["stack_size"]
         if record["validation_examples"] is None:
             del record["validation_examples"]
+        if record["curriculum_epochs"] is None:
+            del record["curriculum_epochs"]
         if is_chomsky_task(self.task):  # what these runs cannot change
             for name, _, _ in _NOT_CHOMSKY:
                 record.pop(name, None)

@@ -256,16 +256,72 @@ def epoch_seed(seed, epoch):
     return int(np.random.SeedSequence([seed, epoch]).generate_state(1)[0])
 
 
-def training_batches(setup, seed, batch_size, first_epoch, steps):
+def training_batches(setup, seed, batch_size, first_epoch, steps, curriculum_epochs=None):
     """The endless training batches from epoch `first_epoch` on.
 
     Epoch `e` reads `steps` batches of the stream seeded `epoch_seed(seed, e)`,
     so a run resumed at any epoch sees the examples an uninterrupted one would.
+    With `curriculum_epochs`, the first epochs read the shorter sources of
+    `curriculum_regimes`.
     """
+    curriculum = curriculum_regimes(setup, curriculum_epochs) if curriculum_epochs else []
 
     def make_batches():
         for epoch in itertools.count(first_epoch):
-            sequences = training_sequences(setup, "train", epoch_seed(seed, epoch))
+            epoch_setup = setup
+            if epoch < len(curriculum):
+                epoch_setup = dataclasses.replace(setup, settings=dataclasses.replace(setup.settings, train=curriculum[epoch]))
+            sequences = training_sequences(epoch_setup, "train", epoch_seed(seed, epoch))
             yield from padded_batches(itertools.islice(sequences, steps * batch_size), batch_size)
 
     return as_batches(make_batches, None)
+
+
+def curriculum_regimes(setup, epochs):
+    """The training regimes of a length curriculum of `epochs` epochs.
+
+    Epoch `e < epochs` draws source lengths from the task's shortest, `low`,
+    up to a longest that grows linearly from the first length above `low`
+    (epoch 0) towards the longest training length (reached after the
+    curriculum); later epochs train on the training regime. Short sources
+    first keep what a memory mixes in with small strengths small: a leak of
+    strength `p` per step adds up to `p * n` under a source of `n` symbols.
+
+    Each regime is one the task can sample (bigram_flip's lengths are
+    even, an ITG's sentences are those its grammar derives); a depth limit
+    of the training regime is kept.
+
+    Raises:
+        UsageError: The task has no lengths below its training maximum.
+
+    >>> setup = task_setup("sequence_copy", "default")
+    >>> [(r.min_length, r.max_length) for r in curriculum_regimes(setup, 4)]
+    [(1, 2), (1, 5), (1, 9), (1, 12)]
+    >>> [(r.min_length, r.max_length) for r in curriculum_regimes(task_setup("bigram_flip", "default"), 4)]
+    [(2, 4), (2, 8), (2, 10), (2, 14)]
+    """
+    train = setup.settings.train
+
+    def regime(low, high):
+        """`train` with lengths `low`-`high`, or None where the task cannot sample them."""
+        from tfds_tasks import generators
+
+        candidate = dataclasses.replace(train, min_length=low, max_length=high)
+        try:
+            generators.make_task(setup.name, candidate, setup.settings.vocab_size)
+        except ValueError:
+            return None
+        return candidate
+
+    def first_regime(low, at_least):
+        return next(filter(None, (regime(low, high) for high in range(at_least, train.max_length + 1))), None)
+
+    for low in range(1, train.max_length):
+        first = first_regime(low, low + 1)
+        if first is not None and first.max_length < train.max_length:
+            break
+    else:
+        raise UsageError(f"--curriculum-epochs: task {setup.name} has no training lengths shorter than "
+                         f"{train.max_length} to start from; leave it out")  # fmt: skip
+    span = train.max_length - first.max_length
+    return [first_regime(low, first.max_length + span * epoch // epochs) for epoch in range(epochs)]

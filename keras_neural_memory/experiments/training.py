@@ -246,6 +246,8 @@ def train(config):
     """
     setup = task_setup(config)
     config = config.resolved()
+    if config.curriculum_epochs:
+        data.curriculum_regimes(setup, config.curriculum_epochs)  # a task without shorter lengths fails here
     output = files.writable_dir(config.output_path())
     in_use = UsageError(
         f"{str(output)!r} is being trained by another process; wait for it to finish, or pass another --output-dir"
@@ -291,7 +293,9 @@ def _train_in(output, config, setup):
             print(_resume_message(first_epoch, backup_dir), flush=True)
         segments = _record_segment(output / "segments.json", first_epoch, replicas)
         steps = config.steps_per_epoch
-        batches = protocol.training_batches(setup, config.seed, config.batch_size, first_epoch, steps)
+        # Only the papers' tasks take a curriculum (RunConfig refuses it on the others).
+        curriculum = {"curriculum_epochs": config.curriculum_epochs} if config.curriculum_epochs else {}
+        batches = protocol.training_batches(setup, config.seed, config.batch_size, first_epoch, steps, **curriculum)
         history_path = output / "history.csv"
         callbacks = [
             # Before the backup: an epoch is backed up only once its row is written.

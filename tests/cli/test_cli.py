@@ -448,6 +448,26 @@ def test_held_out_strings_measured_every_epoch_drive_the_stopping_rule(tmp_path,
     assert cli.main(_train_args(tmp_path / "plain")) == 0
     plain = json.loads((tmp_path / "plain" / "results.json").read_text())
     assert "validation_examples" not in plain["settings"] and "val_loss" not in plain["history"]
+    assert "curriculum_epochs" not in plain["settings"]
+
+
+@pytest.mark.slow
+def test_a_curriculum_run_trains_its_first_epochs_on_short_sources_and_records_it(tmp_path, monkeypatch):
+    from keras_neural_memory.experiments import cli, data
+
+    regimes = []
+    original = data.curriculum_regimes
+
+    def recording(setup, epochs):
+        regimes.append(original(setup, epochs))
+        return regimes[-1]
+
+    monkeypatch.setattr(data, "curriculum_regimes", recording)
+    assert cli.main(_train_args(tmp_path, "--curriculum-epochs", "1", "--validation-examples", "20",
+                                "--stop-at-coarse", "0.99")) == 0  # fmt: skip
+    assert [(regime.min_length, regime.max_length) for regime in regimes[-1]] == [(1, 2)]
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["settings"]["curriculum_epochs"] == 1 and results["batches"] == 6
 
 
 def test_each_epoch_has_its_own_examples_so_a_resumed_run_sees_the_same_data():
@@ -546,6 +566,11 @@ def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
         (["train", "--task", "sequence_copy", "--validation-examples", "0"], "--validation-examples: must be a positive integer, not 0"),
         (["train", "--task", "sequence_copy", "--stop-at-coarse", "1.5"], "--stop-at-coarse: must be a finite number above 0 and <= 1, not 1.5"),
         (["evaluate", "--model", "m.keras", "--task", "sequence_copy", "--sweep-step", "0"], "must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--curriculum-epochs", "0"], "--curriculum-epochs: must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--curriculum-epochs", "2", "--stop-at-coarse", "0.9"],
+         "--stop-at-coarse with --curriculum-epochs needs --validation-examples N"),
+        (["train", "--task", "chomsky_hierarchy/reverse_string", "--curriculum-epochs", "2"],
+         "--curriculum-epochs does not apply to chomsky_hierarchy/reverse_string"),
     ],
 )
 def test_bad_input_gives_a_message_not_a_traceback(args, message, capsys):

@@ -84,6 +84,31 @@ def test_training_batches_continue_across_epochs_in_order():
             np.testing.assert_array_equal(np.asarray(got_batch[0]), np.asarray(want_batch[0]))
 
 
+def test_a_curriculum_trains_short_sources_first_then_the_training_lengths():
+    setup = data.task_setup("sequence_copy", "quick")  # training lengths 4-8
+    regimes = data.curriculum_regimes(setup, 3)
+    assert [(regime.min_length, regime.max_length) for regime in regimes] == [(1, 2), (1, 4), (1, 6)]
+    batches = data.training_batches(setup, seed=1, batch_size=50, first_epoch=0, steps=2, curriculum_epochs=3)
+    batches = list(itertools.islice(batches, 8))
+    # A copy's scored targets are its source and the end marker.
+    lengths = [set(np.asarray(batch[2]).sum(axis=1).astype(int) - 1) for batch in batches]
+    for epoch, (low, high) in enumerate([(1, 2), (1, 4), (1, 6), (4, 8)]):
+        seen = lengths[2 * epoch] | lengths[2 * epoch + 1]
+        assert seen == set(range(low, high + 1)), (epoch, seen)
+    # Resumed at any epoch, the batches are those of the uninterrupted run.
+    resumed = data.training_batches(setup, seed=1, batch_size=50, first_epoch=2, steps=2, curriculum_epochs=3)
+    for got, want in zip(itertools.islice(resumed, 4), batches[4:]):
+        np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
+
+
+def test_a_curriculum_starts_where_the_task_can_sample():
+    assert [(r.min_length, r.max_length) for r in data.curriculum_regimes(data.task_setup("bigram_flip", "default"), 2)] \
+        == [(2, 4), (2, 10)]  # even lengths only
+    assert data.curriculum_regimes(data.task_setup("itg_svo_sov", "default"), 1)[0].max_length == 3  # a sentence
+    with pytest.raises(data.UsageError, match="--curriculum-epochs: task sequence_copy has no training lengths shorter than 1"):
+        data.curriculum_regimes(data.task_setup("sequence_copy", "quick", train_lengths=(1, 1)), 2)
+
+
 def test_the_generators_and_app_data_need_no_tensorflow():
     import subprocess
     import sys
