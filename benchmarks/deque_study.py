@@ -54,6 +54,7 @@ CONDITIONS = {
     "quiet_end": dict(memory="deque", quiet_end="random"),
     "hard_sigmoid_quiet_end": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random"),
     "stack_hard_sigmoid": dict(memory="stack", gate_activation="hard_sigmoid"),
+    "hard_sigmoid_quiet_both": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="both"),
     "curriculum": dict(memory="deque", curriculum_epochs=CURRICULUM_EPOCHS),
     "hard_sigmoid_curriculum": dict(memory="deque", gate_activation="hard_sigmoid", curriculum_epochs=CURRICULUM_EPOCHS),
 }

@@ -12,7 +12,8 @@ _QUIET_END_ARGUMENTS = """\
         biases start at `quiet_bias_init` instead of `push_bias_init` and
         `pop_bias_init`. None, the default, starts both ends alike, as in
         the paper; "random" draws the end once, when the cell is built
-        (from `seed`); "top" or "bottom" names it. Started alike, both
+        (from `seed`); "top" or "bottom" names it; "both" starts both
+        ends quiet, alike again, but each gate near 0. Started alike, both
         ends push about half of every input and the DeQue settles on a
         blend of each end's latest pushes; with one end quiet, the other
         can act as a stack (read where it pushes) or a queue (read the
@@ -74,10 +75,12 @@ class DequeCell(MemoryCell):
         self.quiet_bias_init = float(quiet_bias_init)
 
     def initial_gate_biases(self):
-        """Both ends' `(push, pop)` biases; the quiet end's are `quiet_bias_init` (drawn here for "random")."""
+        """Both ends' `(push, pop)` biases; the quiet ends' are `quiet_bias_init` (drawn here for "random")."""
         biases = super().initial_gate_biases()
         if self.quiet_end is None:
             return biases
+        if self.quiet_end == "both":
+            return [(self.quiet_bias_init, self.quiet_bias_init)] * len(biases)
         if self.quiet_end == "random":
             end = int(keras.ops.convert_to_numpy(keras.random.randint((), 0, 2, seed=self.seed)))
         else:

@@ -93,7 +93,7 @@ def build_transducer(
         gate_activation: The memory cell's `gate_activation`, "sigmoid"
             (the paper) or "hard_sigmoid" (memory models only).
         quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
-            (the paper), "random", "top" or "bottom".
+            (the paper), "random", "top", "bottom" or "both".
         name: Model name; defaults to e.g. "stack_lstm_256".
 
     Returns:

@@ -145,7 +145,8 @@ def parser():
                        help="activation of the push and pop gates (memory models): sigmoid, as in the paper, "
                             "or hard_sigmoid, which reaches exactly 0 and 1")
     train.add_argument("--quiet-end", choices=QUIET_ENDS[1:],
-                       help="which end of the DeQue starts with low push and pop biases (random, top or bottom); "
+                       help="which end of the DeQue starts with low push and pop biases (random, top or bottom; both: "
+                            "both ends); "
                             "default: both ends alike, as in the paper")
     train.add_argument("--curriculum-epochs", type=positive_int, metavar="EPOCHS",
                        help="train the first EPOCHS epochs on shorter sources, from the task's shortest, the longest "

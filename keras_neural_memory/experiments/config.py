@@ -179,7 +179,7 @@ class RunConfig:
         gate_activation: The memory cell's `gate_activation`: "sigmoid"
             (the paper) or "hard_sigmoid"; memory models only.
         quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
-            (both ends alike, the paper), "random", "top" or "bottom".
+            (both ends alike, the paper), "random", "top", "bottom" or "both".
         stack_size: Vectors the Stack-RNN's stack holds
             ("superposition_stack" only); None: the authors' 30. Its
             weights do not depend on it; a stack shallower than the tape

@@ -222,6 +222,13 @@ def test_the_quiet_end_starts_with_its_own_push_and_pop_biases(quiet_end, quiet)
     np.testing.assert_array_equal(ends[1 - quiet], [0.5, -1.0])
 
 
+def test_both_ends_can_start_quiet():
+    cell = make_cell(DequeCell, quiet_end="both", quiet_bias_init=-2.5, pop_bias_init=-1.0, push_bias_init=0.5)
+    cell.build((None, 5))
+    ends = keras.ops.convert_to_numpy(cell.bias)[8:].reshape(2, 6)[:, :2]
+    np.testing.assert_array_equal(ends, [[-2.5, -2.5], [-2.5, -2.5]])
+
+
 def test_a_random_quiet_end_is_drawn_from_the_seed():
     def quiet_end(seed):
         cell = make_cell(DequeCell, quiet_end="random", seed=seed)
