@@ -130,7 +130,7 @@ for memory in ("stack", "lstm"):
 for memory, model in trained.items():
     start = time.perf_counter()
     batches = chomsky.training_batches(setup, seed=0, batch_size=128, first_epoch=0, steps=SETTINGS["steps"])
-    history = model.fit(batches, epochs=1, steps_per_epoch=SETTINGS["steps"], verbose=0)
+    history = model.fit(batches, epochs=1, steps_per_epoch=SETTINGS["steps"], shuffle=False, verbose=0)
     print(f"{memory}: {SETTINGS['steps']} steps in {time.perf_counter() - start:.0f} s, "
           f"training accuracy {history.history['accuracy'][-1]:.3f}, loss {history.history['loss'][-1]:.3f}")
 

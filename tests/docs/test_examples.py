@@ -45,3 +45,11 @@ def test_the_py_twin_holds_the_notebooks_code(notebook):
     for cell in json.loads(notebook.read_text())["cells"]:
         if cell["cell_type"] == "code":
             assert "".join(cell["source"]).strip() in twin, f"{notebook.name}: a code cell differs from its .py twin"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_stored_outputs_hold_no_python_warning_and_no_path_of_the_machine_that_ran_them(notebook):
+    for cell in json.loads(notebook.read_text())["cells"]:
+        for output in cell.get("outputs", []):
+            text = "".join(output.get("text", "")) + json.dumps(output.get("data", {}))
+            assert "Warning:" not in text and "site-packages" not in text, f"{notebook.name}: {text[:200]}"
