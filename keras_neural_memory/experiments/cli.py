@@ -64,6 +64,14 @@ non_negative_float = _argument_type(float, check_real, "a number", minimum=0)
 _NOUNS = {int: "an integer", float: "a number"}
 
 
+def rule_probabilities(text):
+    """An argparse type: "NONTERMINAL=P1,P2,..." as `(nonterminal, [p1, p2, ...])`; the grammar checks the values."""
+    name, equals, values = text.partition("=")
+    if not (equals and name and values):
+        raise argparse.ArgumentTypeError(f"{text!r} is not NONTERMINAL=P1,P2,... (e.g. S=0.5,0,0.5)")
+    return name, list_of(float)(values)
+
+
 def list_of(item_type):
     """An argparse type: a comma-separated list of `item_type` (itself an argparse type, such as `positive_int`)."""
 
@@ -148,6 +156,12 @@ def parser():
                        help="which end of the DeQue starts with low push and pop biases (random, top or bottom; both: "
                             "both ends); "
                             "default: both ends alike, as in the paper")
+    train.add_argument("--vocab-size", type=positive_int, metavar="SYMBOLS",
+                       help="content symbols of the task (ITG tasks: class words, 3 for one per class); "
+                       "default: the scale's")  # fmt: skip
+    train.add_argument("--rule-probabilities", type=rule_probabilities, nargs="+", metavar="NONTERMINAL=P1,P2,...",
+                       help="ITG tasks: replace a nonterminal's rule probabilities, in the order of the grammar's "
+                       "rules, e.g. S=0.5,0,0.5 O=0.55,0,0.45; default: the shipped ones")  # fmt: skip
     train.add_argument("--curriculum-epochs", type=positive_int, metavar="EPOCHS",
                        help="train the first EPOCHS epochs on shorter sources, from the task's shortest, the longest "
                        "growing towards the training maximum; default none, as the papers")  # fmt: skip
@@ -207,7 +221,8 @@ def cmd_train(args):
     config = RunConfig(
         args.task, memory=args.memory, lstm_layers=args.lstm_layers, controller=args.controller, scale=args.scale,
         hidden_size=args.hidden_size, memory_width=args.memory_width, learning_rate=args.learning_rate,
-        strength_noise=args.strength_noise, gate_activation=args.gate_activation, quiet_end=args.quiet_end, stack_size=args.stack_size, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
+        strength_noise=args.strength_noise, gate_activation=args.gate_activation, quiet_end=args.quiet_end, stack_size=args.stack_size,
+        vocab_size=args.vocab_size, rule_probabilities=dict(args.rule_probabilities) if args.rule_probabilities else None, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
         stop_at_coarse=args.stop_at_coarse, validation_examples=args.validation_examples,
         curriculum_epochs=args.curriculum_epochs, eval_examples=args.eval_examples, eval_max_length=args.eval_max_length, eval_sequences=args.eval_sequences, seed=args.seed, output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
     )  # fmt: skip

@@ -63,6 +63,8 @@ _NOT_CHOMSKY = (
     ("validation_examples", None, "--validation-examples"),
     ("eval_examples", 500, "--eval-examples"),
     ("curriculum_epochs", None, "--curriculum-epochs"),
+    ("vocab_size", None, "--vocab-size"),
+    ("rule_probabilities", None, "--rule-probabilities"),
 )
 
 # The grid of Grefenstette et al. §4.4 and Appendix D: the memory LSTMs and
@@ -180,6 +182,15 @@ class RunConfig:
             (the paper) or "hard_sigmoid"; memory models only.
         quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
             (both ends alike, the paper), "random", "top", "bottom" or "both".
+        vocab_size: Content symbols of the task (for the ITG tasks, class
+            words, e.g. 3 for one word per class, the TFDS configs
+            `default_scale_one_word`); None: the scale's. Grefenstette et
+            al. tasks only.
+        rule_probabilities: The ITG tasks' rule probabilities,
+            `{nonterminal: (p1, p2, ...)}` in the order of the grammar's
+            rules (`tfds_tasks.generators.itg.with_rule_probabilities`);
+            None: the shipped ones. Kept as sorted `(nonterminal,
+            probabilities)` pairs.
         stack_size: Vectors the Stack-RNN's stack holds
             ("superposition_stack" only); None: the authors' 30. Its
             weights do not depend on it; a stack shallower than the tape
@@ -233,6 +244,8 @@ class RunConfig:
     strength_noise: float = 0.0
     gate_activation: str = "sigmoid"
     quiet_end: str | None = None
+    vocab_size: int | None = None
+    rule_probabilities: tuple | None = None
     stack_size: int | None = None
     batch_size: int | None = None
     epochs: int | None = None
@@ -255,7 +268,10 @@ class RunConfig:
         check_choice("scale", self.scale, tuple(SCALES))
         check_choice("verbose", self.verbose, (0, 1, 2))
         check_positive_int("eval_examples", self.eval_examples)
-        for name in ("batch_size", "hidden_size", "memory_width", "stack_size", "epochs", "steps_per_epoch",
+        if self.rule_probabilities is not None:
+            pairs = dict(self.rule_probabilities).items()
+            object.__setattr__(self, "rule_probabilities", tuple(sorted((k, tuple(map(float, v))) for k, v in pairs)))
+        for name in ("batch_size", "hidden_size", "memory_width", "stack_size", "vocab_size", "epochs", "steps_per_epoch",
                      "validation_examples", "eval_max_length", "eval_sequences", "curriculum_epochs"):  # fmt: skip
             check_positive_int(name, getattr(self, name), allow_none=True)
         if self.learning_rate is not None:
@@ -387,6 +403,12 @@ class RunConfig:
             del record["validation_examples"]
         if record["curriculum_epochs"] is None:
             del record["curriculum_epochs"]
+        if record["vocab_size"] is None:
+            del record["vocab_size"]
+        if record["rule_probabilities"] is None:
+            del record["rule_probabilities"]
+        else:  # JSON-shaped, as results.json reads back
+            record["rule_probabilities"] = {name: list(values) for name, values in record["rule_probabilities"]}
         if is_chomsky_task(self.task):  # what these runs cannot change
             for name, _, _ in _NOT_CHOMSKY:
                 record.pop(name, None)

@@ -45,17 +45,21 @@ class TaskSetup:
     settings: object
     source_vocab_size: int
     target_vocab_size: int
-def task_setup(name, scale, train_lengths=None, test_lengths=None):
-    """The task's settings at `scale`, optionally with other length ranges.
+def task_setup(name, scale, train_lengths=None, test_lengths=None, vocab_size=None, rule_probabilities=None):
+    """The task's settings at `scale`, optionally with other lengths, vocabulary or grammar.
 
     Args:
         name: A task of `tfds_tasks.TASK_NAMES`.
         scale: A key of `SCALES` (Hao et al. tasks keep their own regimes).
         train_lengths: `(min, max)` source lengths of training, if not the scale's.
         test_lengths: `(min, max)` source lengths of the test regime, if not the scale's.
+        vocab_size: Content symbols, if not the scale's (Grefenstette et al. tasks).
+        rule_probabilities: `{nonterminal: probabilities}` (or its pairs)
+            replacing the grammar's (the ITG tasks).
 
     Raises:
-        UsageError: An unknown task, or lengths the task cannot have.
+        UsageError: An unknown task, or lengths, a vocabulary or rule
+            probabilities the task cannot have.
     """
     from tfds_tasks import generators
     from tfds_tasks.generators import Regime
@@ -72,12 +76,18 @@ def task_setup(name, scale, train_lengths=None, test_lengths=None):
     else:
         settings = base  # Hao et al. tasks keep their own regimes at every scale
     try:
+        if vocab_size is not None:
+            if layout != "joint":
+                raise ValueError(f"vocab_size: task {name} (Hao et al.) has a fixed vocabulary; leave it out")
+            settings = dataclasses.replace(settings, vocab_size=vocab_size)
+        if rule_probabilities is not None:
+            settings = dataclasses.replace(settings, rule_probabilities=rule_probabilities)
         if train_lengths:
             settings = dataclasses.replace(settings, train=_with_lengths(settings.train, train_lengths))
         if test_lengths:
             settings = dataclasses.replace(settings, test=_with_lengths(settings.test, test_lengths))
-        task = generators.make_task(name, settings.train, settings.vocab_size)
-        generators.make_task(name, settings.test, settings.vocab_size)
+        task = generators.make_task(name, settings.train, settings.vocab_size, settings.rule_probabilities)
+        generators.make_task(name, settings.test, settings.vocab_size, settings.rule_probabilities)
     except ValueError as error:
         raise UsageError(str(error)) from None
     return TaskSetup(name, layout, settings, len(task.source_vocab), len(task.target_vocab))
@@ -308,7 +318,7 @@ def curriculum_regimes(setup, epochs):
 
         candidate = dataclasses.replace(train, min_length=low, max_length=high)
         try:
-            generators.make_task(setup.name, candidate, setup.settings.vocab_size)
+            generators.make_task(setup.name, candidate, setup.settings.vocab_size, setup.settings.rule_probabilities)
         except ValueError:
             return None
         return candidate

@@ -197,7 +197,10 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
         if value is not None:
             raise UsageError(f"{flag} applies to chomsky_hierarchy/ runs only, not {task}; leave it out")
     scale = recorded_choice("--scale", scale, recorded.get("scale"), default="default")
-    setup = data.task_setup(task, scale, test_lengths=lengths)
+    # The run's own vocabulary and grammar, if it was trained with others than the scale's.
+    trained = recorded.get("settings", {})
+    grammar = dict(vocab_size=trained.get("vocab_size"), rule_probabilities=trained.get("rule_probabilities"))
+    setup = data.task_setup(task, scale, test_lengths=lengths, **grammar)
     check_vocabulary(loaded, setup, scale)
     training.compile_model(loaded, 1e-3, jit_compile)
     split = "test" if lengths else split
@@ -209,7 +212,7 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
     if sweep_step:
         sweep = []
         for length in range(regime.min_length, regime.max_length + 1, sweep_step):
-            at = data.task_setup(task, scale, test_lengths=(length, length))
+            at = data.task_setup(task, scale, test_lengths=(length, length), **grammar)
             sweep.append({"length": length, **training.measure(loaded, at, "test", sweep_examples, seed, EVAL_BATCH_SIZE)})
             print(f"  length {length:4d}: coarse {sweep[-1]['coarse']:.3f} fine {sweep[-1]['fine']:.3f}", flush=True)
         report["sweep"] = sweep

@@ -43,7 +43,8 @@ def task_setup(config):
     """The task of `config`: a `chomsky.ChomskySetup` for "chomsky_hierarchy/NAME", else a `data.TaskSetup`."""
     if is_chomsky_task(config.task):
         return chomsky.task_setup(config.task)
-    return data.task_setup(config.task, config.scale)
+    return data.task_setup(config.task, config.scale, vocab_size=config.vocab_size,
+                           rule_probabilities=config.rule_probabilities)  # fmt: skip
 
 
 def build_model(setup, config):

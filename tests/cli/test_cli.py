@@ -215,6 +215,27 @@ def test_a_finished_run_is_recognised_not_retrained(tmp_path, capsys):
 
 
 @pytest.mark.slow
+def test_an_itg_run_with_its_own_lexicon_and_grammar_records_them_and_is_evaluated_with_them(tmp_path, capsys):
+    from keras_neural_memory.experiments import cli
+
+    args = ["train", "--task", "itg_svo_sov", "--scale", "quick", "--epochs", "1", "--steps-per-epoch", "2",
+            "--eval-examples", "10", "--verbose", "0", "--output-dir", str(tmp_path), "--vocab-size", "3",
+            "--rule-probabilities", "S=0.5,0,0.5", "O=0.55,0,0.45"]  # fmt: skip
+    assert cli.main(args) == 0
+    settings = json.loads((tmp_path / "results.json").read_text())["settings"]
+    assert settings["vocab_size"] == 3
+    assert settings["rule_probabilities"] == {"O": [0.55, 0.0, 0.45], "S": [0.5, 0.0, 0.5]}
+    capsys.readouterr()
+    assert cli.main(args) == 0  # the same run, read back from JSON
+    assert "not retraining" in capsys.readouterr().out
+    assert cli.main(args[:-3]) == 2  # the shipped probabilities: another run
+    assert "holds a finished run with other settings" in capsys.readouterr().err
+    # `evaluate` samples the run's own grammar: a one-word lexicon (4 source symbols), no relative clause.
+    assert cli.main(["evaluate", "--model", str(tmp_path), "--examples", "10", "--output", str(tmp_path / "e.json")]) == 0
+    assert json.loads((tmp_path / "e.json").read_text())["task"] == "itg_svo_sov"
+
+
+@pytest.mark.slow
 def test_a_folder_with_a_run_under_way_of_other_settings_is_refused(tmp_path, capsys):
     """Resuming another run's backup would mix two runs; --overwrite starts the folder again."""
     from keras_neural_memory.experiments import cli, evaluation, training
@@ -571,6 +592,17 @@ def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
          "--stop-at-coarse with --curriculum-epochs needs --validation-examples N"),
         (["train", "--task", "chomsky_hierarchy/reverse_string", "--curriculum-epochs", "2"],
          "--curriculum-epochs does not apply to chomsky_hierarchy/reverse_string"),
+        (["train", "--task", "itg_svo_sov", "--rule-probabilities", "S0.5"],
+         "--rule-probabilities: 'S0.5' is not NONTERMINAL=P1,P2,..."),
+        (["train", "--task", "itg_svo_sov", "--rule-probabilities", "S=0.5,x"], "'x' in '0.5,x' is not a number"),
+        (["train", "--task", "itg_svo_sov", "--rule-probabilities", "S=0.5,0.5"], "rule_probabilities['S'] has 2 values; S has 3"),
+        (["train", "--task", "itg_svo_sov", "--rule-probabilities", "X=1"], "rule_probabilities: unknown nonterminal 'X'"),
+        (["train", "--task", "sequence_copy", "--rule-probabilities", "S=1"], "task sequence_copy has no grammar"),
+        (["train", "--task", "itg_svo_sov", "--vocab-size", "0"], "--vocab-size: must be a positive integer, not 0"),
+        (["train", "--task", "itg_svo_sov", "--vocab-size", "2"], "vocab_size"),
+        (["train", "--task", "cumulative_xor", "--vocab-size", "3"], "task cumulative_xor (Hao et al.) has a fixed vocabulary"),
+        (["train", "--task", "chomsky_hierarchy/reverse_string", "--vocab-size", "3"],
+         "--vocab-size does not apply to chomsky_hierarchy/reverse_string"),
     ],
 )
 def test_bad_input_gives_a_message_not_a_traceback(args, message, capsys):

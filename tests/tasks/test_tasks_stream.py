@@ -51,3 +51,29 @@ def test_stream_training_sequences_batch():
     aligned = tfds_tasks.stream("cumulative_xor", config="tiny", training_sequences=True)
     item = next(iter(aligned))
     assert item["inputs"].shape == item["targets"].shape == (6,)
+
+
+def test_a_stream_samples_with_the_settings_rule_probabilities():
+    """No relative clauses (S and O never take their `S rpi S VT` rule): no `rpi` in any source."""
+    import dataclasses
+
+    shipped = generators.settings("itg_svo_sov", "tiny")
+    no_clauses = dataclasses.replace(shipped, rule_probabilities={"S": [0.5, 0, 0.5], "O": (0.55, 0, 0.45)})
+    # Kept as sorted pairs of tuples, so the settings stay hashable and compare by value.
+    assert no_clauses.rule_probabilities == (("O", (0.55, 0, 0.45)), ("S", (0.5, 0, 0.5)))
+    assert hash(no_clauses) == hash(dataclasses.replace(shipped, rule_probabilities={"O": [0.55, 0, 0.45], "S": [0.5, 0, 0.5]}))
+    task = generators.tasks_for("itg_svo_sov", no_clauses)[0]
+    assert task.rule_probabilities["S"] == (0.5, 0.0, 0.5)
+    rpi = task.source_vocab.index("rpi")
+    stream = generators.sample_stream("itg_svo_sov", 0, no_clauses)
+    examples = [next(stream) for _ in range(200)]
+    assert all(rpi not in example.source for example in examples)
+    for example in examples:
+        check_example("itg_svo_sov", task, example, no_clauses.train)
+    shipped_sources = [next(generators.sample_stream("itg_svo_sov", seed, shipped)).source for seed in range(50)]
+    assert any(rpi in source for source in shipped_sources)
+
+
+def test_rule_probabilities_are_refused_for_a_task_without_a_grammar():
+    with pytest.raises(ValueError, match="task sequence_copy has no grammar; only itg_svo_sov, itg_gender_conjugation"):
+        generators.make_task("sequence_copy", generators.Regime(2, 4), 4, {"S": (1.0,)})

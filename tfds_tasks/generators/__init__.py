@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import random
-from typing import Iterator
+from typing import Iterator, Mapping, Sequence
 
 from tfds_tasks.generators.base import Example, Regime, Task, derive_seed, iterate
 from tfds_tasks.generators.bigram_flip import BigramFlip
@@ -18,6 +18,7 @@ from tfds_tasks.generators.boolean_formula import BooleanFormula
 from tfds_tasks.generators.configs import DESCRIPTIONS, SETTINGS
 from tfds_tasks.generators.cumulative_xor import CumulativeXor
 from tfds_tasks.generators.delayed_xor import DelayedXor
+from tfds_tasks.generators.itg import ItgTask
 from tfds_tasks.generators.itg_gender_conjugation import ItgGenderConjugation
 from tfds_tasks.generators.itg_svo_sov import ItgSvoSov
 from tfds_tasks.generators.parenthesis_prediction import ParenthesisPrediction
@@ -64,13 +65,24 @@ def task_class(name: str) -> type[Task]:
     return TASKS[name]
 
 
-def make_task(name: str, regime: Regime, vocab_size: int | None = None) -> Task:
+def make_task(
+    name: str,
+    regime: Regime,
+    vocab_size: int | None = None,
+    rule_probabilities: Mapping[str, Sequence[float]] | None = None,
+) -> Task:
     """Builds the sampler of a task for one regime.
 
     Args:
       name: the task name.
       regime: the length/depth range.
       vocab_size: content-vocabulary size (tasks with a configurable one).
+      rule_probabilities: ``{nonterminal: (p1, p2, ...)}`` replacing the
+        grammar's rule probabilities (the ITG tasks only); None keeps them.
+
+    Raises:
+      ValueError: for an unknown task, a bad regime or vocabulary, or
+        ``rule_probabilities`` for a task without a grammar.
 
     Returns:
       A :class:`Task`.
@@ -79,7 +91,13 @@ def make_task(name: str, regime: Regime, vocab_size: int | None = None) -> Task:
       >>> make_task("bigram_flip", Regime(2, 2), vocab_size=3).sample(random.Random(0))
       Example(source=(1, 0), target=(0, 1), eval_mask=None)
     """
-    return task_class(name)(regime, vocab_size)
+    cls = task_class(name)
+    if rule_probabilities is None:
+        return cls(regime, vocab_size)
+    if not issubclass(cls, ItgTask):
+        grammars = ", ".join(n for n, c in TASKS.items() if issubclass(c, ItgTask))
+        raise ValueError(f"rule_probabilities: task {name} has no grammar; only {grammars} take them")
+    return cls(regime, vocab_size, rule_probabilities=dict(rule_probabilities))
 
 
 def settings(name: str, config: str | TaskSettings = "default") -> TaskSettings:
@@ -109,7 +127,10 @@ def settings(name: str, config: str | TaskSettings = "default") -> TaskSettings:
 def tasks_for(name: str, config: str | TaskSettings = "default") -> tuple[Task, Task]:
     """Returns the (train-regime, test-regime) samplers of a config."""
     s = settings(name, config)
-    return make_task(name, s.train, s.vocab_size), make_task(name, s.test, s.vocab_size)
+    return (
+        make_task(name, s.train, s.vocab_size, s.rule_probabilities),
+        make_task(name, s.test, s.vocab_size, s.rule_probabilities),
+    )
 
 
 def generate(name: str, config: str | TaskSettings = "default") -> dict[str, list[Example]]:
@@ -144,7 +165,7 @@ def sample_stream(
       An infinite iterator of :class:`Example`.
     """
     s = settings(name, config)
-    task = make_task(name, s.regime(split), s.vocab_size)
+    task = make_task(name, s.regime(split), s.vocab_size, s.rule_probabilities)
     return iterate(task, random.Random(derive_seed(seed, name, "stream", split)))
 
 

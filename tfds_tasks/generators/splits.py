@@ -27,6 +27,10 @@ class TaskSettings:
       test: regime of ``test``.
       vocab_size: content-vocabulary size for tasks that have one, else None.
       seed: base seed; each split derives its own from it.
+      rule_probabilities: the ITG tasks' ``{nonterminal: (p1, p2, ...)}``
+        replacing the grammar's (see ``itg.with_rule_probabilities``);
+        None keeps the shipped ones. Stored as sorted ``(nonterminal,
+        probabilities)`` pairs, so that settings stay hashable.
 
     Example:
       >>> s = TaskSettings(10, 2, 2, Regime(2, 4), Regime(5, 6), vocab_size=8)
@@ -41,8 +45,12 @@ class TaskSettings:
     test: Regime
     vocab_size: int | None = None
     seed: int = 0
+    rule_probabilities: tuple[tuple[str, tuple[float, ...]], ...] | None = None
 
     def __post_init__(self):
+        if self.rule_probabilities is not None:
+            pairs = dict(self.rule_probabilities).items()
+            object.__setattr__(self, "rule_probabilities", tuple(sorted((k, tuple(v)) for k, v in pairs)))
         for what in ("train_size", "validation_size", "test_size"):
             check_int(getattr(self, what), what, minimum=0)
         check_int(self.seed, "seed", minimum=0)
