@@ -57,6 +57,7 @@ CONDITIONS = {
     "hard_sigmoid_quiet_both": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="both"),
     "curriculum": dict(memory="deque", curriculum_epochs=CURRICULUM_EPOCHS),
     "hard_sigmoid_curriculum": dict(memory="deque", gate_activation="hard_sigmoid", curriculum_epochs=CURRICULUM_EPOCHS),
+    "hard_sigmoid_quiet_end_noise": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5),
 }
 # The memory the DeQue is measured against on each task.
 BASELINES = {"sequence_copy": "queue", "sequence_reversal": "stack"}

@@ -12,7 +12,7 @@ import numbers
 
 #: The activations a memory's push or pop gate may have: both map every logit into [0, 1].
 GATE_ACTIVATIONS = ("sigmoid", "hard_sigmoid")
-#: Which end of a DeQue starts quiet: None (both ends alike, as in the paper), one drawn at random, or either end.
+#: Which ends of a DeQue start quiet: None (both ends alike, as in the paper), one drawn at random, either end, or both.
 QUIET_ENDS = (None, "random", "top", "bottom", "both")
 
 
