@@ -30,16 +30,15 @@ Usage:
 """
 
 import argparse
-import json
 import pathlib
 import sys
 
 from keras_neural_memory.experiments import data, training
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import SCALES, RunConfig
-from keras_neural_memory.experiments.files import write_atomically
 from marked_part import write_part
 from strength_drift import drift
+from study_record import LEARNED, add_row, budgets, learned_row, read_rows
 
 SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES, TRACED = "default", 100, 1.0, 200, 50
 # The curriculum conditions' short epochs: 500 batches, source lengths 1-2 growing to 1-13.
@@ -121,44 +120,29 @@ def study_run(args, task, condition, seed):
 def main(argv=None):
     args = parse_args(argv)
     record_path = pathlib.Path(args.record)
-    rows = {(r["task"], r["condition"], r["seed"]): r for r in _read(record_path)}
+    rows = read_rows(record_path)
     for task in args.tasks:
         for condition in [BASELINES[task], *args.conditions]:
             for seed in args.seeds:
                 row = study_run(args, task, condition, seed)
-                # Another instance (e.g. the other task, on the other core) may have written rows since.
-                rows = {(r["task"], r["condition"], r["seed"]): r for r in _read(record_path)} | {(task, condition, seed): row}
+                rows = add_row(record_path, row, key=lambda r: (r["task"], r["condition"], r["seed"]))
                 print(f"{task} {condition} seed {seed}: {row['batches']} batches, "
                       f"train {row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
-                write_atomically(record_path, json.dumps(list(rows.values()), indent=1) + "\n")
     if args.output:
-        write_part(pathlib.Path(args.output), "benchmarks/deque_study.py", report(list(rows.values())),
+        write_part(pathlib.Path(args.output), "benchmarks/deque_study.py", report(rows),
                    "# The DeQue-LSTM on copy and reversal")  # fmt: skip
         print(f"wrote {args.output}")
-
-
-def _read(path):
-    return json.loads(path.read_text()) if path.exists() else []
-
-
-LEARNED = 0.95
-
-
-def _span(values, digits=3):
-    low, high = min(values), max(values)
-    return f"{low:.{digits}f}" if low == high else f"{low:.{digits}f}-{high:.{digits}f}"
 
 
 def report(rows):
     """The markdown of the record: per task, its command, a row per condition, then every run's memory trace."""
     scale = SCALES[SCALE]
-    budgets = "/".join(f"{b:,}" for b in sorted({r["settings"]["epochs"] * STEPS_PER_EPOCH for r in rows}))
     lines = [
         f"- Default scale: training strings of length {scale['train'][0]}-{scale['train'][1]}, test"
         f" {scale['test'][0]}-{scale['test'][1]}, {scale['vocab']} symbols, LSTM {scale['hidden']}, memory width"
         f" {scale['width']}; RMSProp 5e-3, batch 10. Each run stops once its coarse accuracy on"
         f" {VALIDATION_EXAMPLES} held-out training-length strings reaches {STOP_AT} at two consecutive epochs of"
-        f" {STEPS_PER_EPOCH} batches, or at its budget of {budgets} batches. Accuracy on 500 fresh strings;"
+        f" {STEPS_PER_EPOCH} batches, or at its budget of {budgets(rows, STEPS_PER_EPOCH)} batches. Accuracy on 500 fresh strings;"
         f" a run *learns* the task when its test coarse accuracy is at least {LEARNED}.",
         "",
     ]
@@ -177,13 +161,7 @@ def report(rows):
             runs = sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"])
             if not runs:
                 continue
-            batches = sorted(r["batches"] for r in runs)
-            learned = sum(r["test_coarse"] >= LEARNED for r in runs)
-            lines.append(
-                f"| {condition} | {learned} / {len(runs)} (seeds {','.join(str(r['seed']) for r in runs)}) |"
-                f" {batches[len(batches) // 2]:,} ({batches[0]:,}-{batches[-1]:,}) |"
-                f" {_span([r['train_coarse'] for r in runs])} | {_span([r['test_coarse'] for r in runs])} |"
-            )
+            lines.append(f"| {condition} | {learned_row(runs)} |")
         lines += ["", "Every run, with its memory trace: each end's mean over 50 training-length strings.", "",
                   "| condition | seed | batches | test coarse | end | push (source) | pop before output | push (target) | pop (target) |",
                   "|---|--:|--:|--:|---|--:|--:|--:|--:|"]  # fmt: skip

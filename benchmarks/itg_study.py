@@ -24,19 +24,18 @@ Usage:
 """
 
 import argparse
-import json
 import pathlib
 import sys
 
 from itg_entropy import SWEEPS
 from marked_part import write_part
+from study_record import LEARNED, add_row, budgets, learned_row, read_rows, span
 
 from keras_neural_memory.experiments import training
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import SCALES, RunConfig
-from keras_neural_memory.experiments.files import write_atomically
 
-SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES, LEARNED = "default", 100, 1.0, 200, 0.95
+SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES = "default", 100, 1.0, 200
 MODELS = ("queue", "stack", "lstm")
 # Each task's settings by name: (what it changes, {nonterminal: probabilities}).
 SETTINGS = {task: {name.replace(" ", "_"): (about, rules) for name, about, rules in sweep} for task, sweep in SWEEPS.items()}
@@ -106,30 +105,18 @@ def main(argv=None):
                 for model in args.models:
                     for seed in args.seeds:
                         row = study_run(args, task, setting, vocab_size, model, seed)
-                        # Another instance (on the other core) may have written rows since.
-                        rows = {_key(r): r for r in _read(record_path)} | {_key(row): row}
+                        add_row(record_path, row, key=_key)
                         print(f"{'/'.join(map(str, _key(row)))}: {row['batches']} batches, train "
                               f"{row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
-                        write_atomically(record_path, json.dumps(list(rows.values()), indent=1) + "\n")
     if args.output:
-        write_part(pathlib.Path(args.output), "benchmarks/itg_study.py", report(_read(record_path)),
+        write_part(pathlib.Path(args.output), "benchmarks/itg_study.py", report(read_rows(record_path)),
                    "# The ITG grammars: entropy and verb movement")  # fmt: skip
         print(f"wrote {args.output}")
-
-
-def _read(path):
-    return json.loads(path.read_text()) if path.exists() else []
-
-
-def _span(values):
-    low, high = min(values), max(values)
-    return f"{low:.3f}" if low == high else f"{low:.3f}-{high:.3f}"
 
 
 def report(rows):
     """The markdown of the record: per task, the command, then a row per setting, lexicon and model."""
     scale = SCALES[SCALE]
-    budgets = "/".join(f"{b:,}" for b in sorted({r["settings"]["epochs"] * STEPS_PER_EPOCH for r in rows}))
     lines = [
         "## Training on other grammars",
         "",
@@ -137,7 +124,7 @@ def report(rows):
         f" {scale['test'][0]}-{scale['test'][1]}, LSTM {scale['hidden']}, memory width {scale['width']}; RMSProp 5e-3,"
         f" batch 10. Each run stops once its coarse accuracy on {VALIDATION_EXAMPLES} held-out training-length"
         f" sentences reaches {STOP_AT} at two consecutive epochs of {STEPS_PER_EPOCH} batches, or at its budget of"
-        f" {budgets} batches. Accuracy on 500 fresh sentences of the run's own grammar; a run *learns* the task when"
+        f" {budgets(rows, STEPS_PER_EPOCH)} batches. Accuracy on 500 fresh sentences of the run's own grammar; a run *learns* the task when"
         f" its test coarse accuracy is at least {LEARNED}. The settings are those of the tables above.",
         "",
     ]
@@ -162,15 +149,8 @@ def report(rows):
                                   key=lambda r: r["seed"])  # fmt: skip
                     if not runs:
                         continue
-                    batches = sorted(r["batches"] for r in runs)
-                    learned = sum(r["test_coarse"] >= LEARNED for r in runs)
-                    lines.append(
-                        f"| {setting.replace('_', ' ')} | {vocab_size} | {model} |"
-                        f" {learned} / {len(runs)} (seeds {','.join(str(r['seed']) for r in runs)}) |"
-                        f" {batches[len(batches) // 2]:,} ({batches[0]:,}-{batches[-1]:,}) |"
-                        f" {_span([r['train_coarse'] for r in runs])} | {_span([r['test_coarse'] for r in runs])} |"
-                        f" {_span([r['test_fine'] for r in runs])} |"
-                    )
+                    lines.append(f"| {setting.replace('_', ' ')} | {vocab_size} | {model} | {learned_row(runs)} |"
+                                 f" {span([r['test_fine'] for r in runs])} |")  # fmt: skip
         lines.append("")
     return "\n".join(lines)
 

@@ -1,0 +1,52 @@
+"""The record of a study script (`deque_study.py`, `itg_study.py`): its runs, kept in one JSON file.
+
+A study trains many runs, each identified by a key of its row; the record
+keeps the latest row of every key. Two instances of a study (say, one
+task on each core) may share a record: each merges its new row into what
+is on disk, and writes atomically.
+"""
+
+import json
+
+from keras_neural_memory.experiments.files import write_atomically
+
+#: A run *learns* its task when its test coarse accuracy is at least this.
+LEARNED = 0.95
+
+
+def read_rows(path):
+    """The rows of the record at `path` (a `pathlib.Path`); none if it does not exist."""
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def add_row(path, row, key):
+    """Writes `row` into the record at `path`, replacing the row of the same `key(row)`; returns every row."""
+    rows = {key(r): r for r in read_rows(path)} | {key(row): row}
+    write_atomically(path, json.dumps(list(rows.values()), indent=1) + "\n")
+    return list(rows.values())
+
+
+def span(values, digits=3):
+    """`low-high` of `values`, or the one value.
+
+    >>> span([0.5, 0.25]), span([1.0, 1.0])
+    ('0.250-0.500', '1.000')
+    """
+    low, high = min(values), max(values)
+    return f"{low:.{digits}f}" if low == high else f"{low:.{digits}f}-{high:.{digits}f}"
+
+
+def budgets(rows, steps_per_epoch):
+    """The runs' budgets in batches, "6,000" or "2,000/6,000"."""
+    return "/".join(f"{b:,}" for b in sorted({r["settings"]["epochs"] * steps_per_epoch for r in rows}))
+
+
+def learned_row(runs):
+    """The table cells every study gives a group of runs: learned, batches, train and test coarse accuracy."""
+    batches = sorted(r["batches"] for r in runs)
+    learned = sum(r["test_coarse"] >= LEARNED for r in runs)
+    return (
+        f"{learned} / {len(runs)} (seeds {','.join(str(r['seed']) for r in runs)}) |"
+        f" {batches[len(batches) // 2]:,} ({batches[0]:,}-{batches[-1]:,}) |"
+        f" {span([r['train_coarse'] for r in runs])} | {span([r['test_coarse'] for r in runs])}"
+    )
