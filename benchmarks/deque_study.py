@@ -58,6 +58,8 @@ CONDITIONS = {
     "hard_sigmoid_curriculum": dict(memory="deque", gate_activation="hard_sigmoid", curriculum_epochs=CURRICULUM_EPOCHS),
     "hard_sigmoid_quiet_end_noise": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5),
 }
+# The seeds of one study: those not used while choosing the conditions.
+STUDY_SEEDS = (3, 4, 5, 6, 7)
 # The memory the DeQue is measured against on each task.
 BASELINES = {"sequence_copy": "queue", "sequence_reversal": "stack"}
 
@@ -74,7 +76,7 @@ def parse_args(argv):
     parser.add_argument("--tasks", type=list_of(str), default=list(BASELINES))
     parser.add_argument("--conditions", type=list_of(condition_name), default=["sigmoid", "hard_sigmoid_quiet_end"],
                         help="DeQue conditions; each task's baseline is added")  # fmt: skip
-    parser.add_argument("--seeds", type=list_of(int), default=[3, 4, 5, 6, 7])
+    parser.add_argument("--seeds", type=list_of(int), default=list(STUDY_SEEDS))
     parser.add_argument("--epochs", type=positive_int, default=60, help=f"most epochs of {STEPS_PER_EPOCH} batches")
     parser.add_argument("--runs-dir", default="runs/deque-study")
     parser.add_argument("--record", default="docs/results/deque_study_runs.json")
@@ -134,6 +136,21 @@ def main(argv=None):
         print(f"wrote {args.output}")
 
 
+def _seed_sets(seeds):
+    """The blocks of consecutive seeds in `seeds`, each run by one command: [3..7, 8..12] -> ((3, ..., 7), (8, ..., 12)).
+
+    >>> _seed_sets([8, 3, 4, 9])
+    [(3, 4), (8, 9)]
+    """
+    blocks = []
+    for seed in sorted(set(seeds)):
+        if blocks and seed == blocks[-1][-1] + 1 and len(blocks[-1]) < len(STUDY_SEEDS):
+            blocks[-1].append(seed)
+        else:
+            blocks.append([seed])
+    return [tuple(block) for block in blocks]
+
+
 def report(rows):
     """The markdown of the record: per task, its command, a row per condition, then every run's memory trace."""
     scale = SCALES[SCALE]
@@ -151,11 +168,15 @@ def report(rows):
         if not task_rows:
             continue
         # The command that reproduces this task's record, whichever runs of the script wrote it.
-        conditions = [c for c in CONDITIONS if c != BASELINES[task] and any(r["condition"] == c for r in task_rows)]
-        seeds = sorted({r["seed"] for r in task_rows})
-        command = (f"python benchmarks/deque_study.py --tasks {task} --conditions {','.join(conditions)} "
-                   f"--seeds {','.join(map(str, seeds))}")  # fmt: skip
-        lines += [f"### {task}", "", f"`{command}`", "", "| condition | learned | batches (median, range) | train coarse | test coarse |",
+        # The commands that reproduce this task's record: one per set of seeds its conditions were run on.
+        seed_sets = {}
+        for condition in CONDITIONS:
+            if condition != BASELINES[task]:
+                for seeds in _seed_sets([r["seed"] for r in task_rows if r["condition"] == condition]):
+                    seed_sets.setdefault(seeds, []).append(condition)
+        commands = [f"`python benchmarks/deque_study.py --tasks {task} --conditions {','.join(conditions)} "
+                    f"--seeds {','.join(map(str, seeds))}`" for seeds, conditions in seed_sets.items()]  # fmt: skip
+        lines += [f"### {task}", "", *(line for command in commands for line in (command, "")), "| condition | learned | batches (median, range) | train coarse | test coarse |",
                   "|---|--:|--:|--:|--:|"]  # fmt: skip
         for condition in CONDITIONS:
             runs = sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"])
