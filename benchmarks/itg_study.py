@@ -115,7 +115,7 @@ def main(argv=None):
 
 
 def report(rows):
-    """The markdown of the record: per task, the command, then a row per setting, lexicon and model."""
+    """The markdown of the record: per task, the command of each lexicon, then a row per setting, lexicon and model."""
     scale = SCALES[SCALE]
     lines = [
         "## Training on other grammars",
@@ -135,12 +135,14 @@ def report(rows):
         settings = [s for s in SETTINGS[task] if any(r["setting"] == s for r in task_rows)]
         vocab_sizes = sorted({r["vocab_size"] for r in task_rows}, reverse=True)
         models = [m for m in MODELS if any(r["model"] == m for r in task_rows)]
-        seeds = sorted({r["seed"] for r in task_rows})
-        command = (f"python benchmarks/itg_study.py --tasks {task} --settings {','.join(settings)} "
-                   f"--vocab-sizes {','.join(map(str, vocab_sizes))} --models {','.join(models)} "
-                   f"--seeds {','.join(map(str, seeds))}")  # fmt: skip
-        lines += [f"### `{task}`", "", f"`{command}`", "",
-                  "| setting | class words | model | learned | batches (median, range) | train coarse | test coarse | test fine |",
+        lines += [f"### `{task}`", ""]
+        for vocab_size in vocab_sizes:  # the command that reproduces the runs of each lexicon
+            runs = [r for r in task_rows if r["vocab_size"] == vocab_size]
+            lines += [f"`python benchmarks/itg_study.py --tasks {task} "
+                      f"--settings {','.join(s for s in settings if any(r['setting'] == s for r in runs))} "
+                      f"--vocab-sizes {vocab_size} --models {','.join(m for m in models if any(r['model'] == m for r in runs))} "
+                      f"--seeds {','.join(map(str, sorted({r['seed'] for r in runs})))}`", ""]  # fmt: skip
+        lines += ["| setting | class words | model | learned | batches (median, range) | train coarse | test coarse | test fine |",
                   "|---|--:|---|--:|--:|--:|--:|--:|"]  # fmt: skip
         for setting in settings:
             for vocab_size in vocab_sizes:
