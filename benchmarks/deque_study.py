@@ -35,12 +35,12 @@ import sys
 
 from keras_neural_memory.experiments import data, training
 from keras_neural_memory.experiments.cli import list_of, positive_int
-from keras_neural_memory.experiments.config import SCALES, RunConfig
+from keras_neural_memory.experiments.config import RunConfig
 from marked_part import write_part
 from strength_drift import drift
-from study_record import LEARNED, add_row, budgets, learned_row, read_rows
+from study_record import SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES, add_row, learned_row, protocol, read_rows
 
-SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES, TRACED = "default", 100, 1.0, 200, 50
+TRACED = 50
 # The curriculum conditions' short epochs: 500 batches, source lengths 1-2 growing to 1-13.
 CURRICULUM_EPOCHS = 5
 
@@ -153,21 +153,11 @@ def _seed_sets(seeds):
 
 def report(rows):
     """The markdown of the record: per task, its command, a row per condition, then every run's memory trace."""
-    scale = SCALES[SCALE]
-    lines = [
-        f"- Default scale: training strings of length {scale['train'][0]}-{scale['train'][1]}, test"
-        f" {scale['test'][0]}-{scale['test'][1]}, {scale['vocab']} symbols, LSTM {scale['hidden']}, memory width"
-        f" {scale['width']}; RMSProp 5e-3, batch 10. Each run stops once its coarse accuracy on"
-        f" {VALIDATION_EXAMPLES} held-out training-length strings reaches {STOP_AT} at two consecutive epochs of"
-        f" {STEPS_PER_EPOCH} batches, or at its budget of {budgets(rows, STEPS_PER_EPOCH)} batches. Accuracy on 500 fresh strings;"
-        f" a run *learns* the task when its test coarse accuracy is at least {LEARNED}.",
-        "",
-    ]
+    lines = [f"- {protocol(rows)}", ""]
     for task in BASELINES:
         task_rows = [r for r in rows if r["task"] == task]
         if not task_rows:
             continue
-        # The command that reproduces this task's record, whichever runs of the script wrote it.
         # The commands that reproduce this task's record: one per set of seeds its conditions were run on.
         seed_sets = {}
         for condition in CONDITIONS:

@@ -29,13 +29,12 @@ import sys
 
 from itg_entropy import SWEEPS
 from marked_part import write_part
-from study_record import LEARNED, add_row, budgets, learned_row, read_rows, span
+from study_record import SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES, add_row, learned_row, protocol, read_rows, span
 
 from keras_neural_memory.experiments import training
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import SCALES, RunConfig
 
-SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES = "default", 100, 1.0, 200
 MODELS = ("queue", "stack", "lstm")
 # Each task's settings by name: (what it changes, {nonterminal: probabilities}).
 SETTINGS = {task: {name.replace(" ", "_"): (about, rules) for name, about, rules in sweep} for task, sweep in SWEEPS.items()}
@@ -116,16 +115,11 @@ def main(argv=None):
 
 def report(rows):
     """The markdown of the record: per task, the command of each lexicon, then a row per setting, lexicon and model."""
-    scale = SCALES[SCALE]
     lines = [
         "## Training on other grammars",
         "",
-        f"Default scale: training sentences of length {scale['train'][0]}-{scale['train'][1]}, test"
-        f" {scale['test'][0]}-{scale['test'][1]}, LSTM {scale['hidden']}, memory width {scale['width']}; RMSProp 5e-3,"
-        f" batch 10. Each run stops once its coarse accuracy on {VALIDATION_EXAMPLES} held-out training-length"
-        f" sentences reaches {STOP_AT} at two consecutive epochs of {STEPS_PER_EPOCH} batches, or at its budget of"
-        f" {budgets(rows, STEPS_PER_EPOCH)} batches. Accuracy on 500 fresh sentences of the run's own grammar; a run *learns* the task when"
-        f" its test coarse accuracy is at least {LEARNED}. The settings are those of the tables above.",
+        protocol(rows, strings="sentences", symbols=False)
+        + " Sentences are sampled from the run's own grammar and lexicon; the settings are those of the tables above.",
         "",
     ]
     for task in SETTINGS:

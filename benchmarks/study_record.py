@@ -8,10 +8,14 @@ is on disk, and writes atomically.
 
 import json
 
+from keras_neural_memory.experiments.config import SCALES
 from keras_neural_memory.experiments.files import write_atomically
 
 #: A run *learns* its task when its test coarse accuracy is at least this.
 LEARNED = 0.95
+#: Every study's protocol: the scale, batches per epoch, and the stopping rule (held-out coarse
+#: accuracy at training lengths, on this many strings, at two consecutive epochs).
+SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES = "default", 100, 1.0, 200
 
 
 def read_rows(path):
@@ -49,4 +53,24 @@ def learned_row(runs):
         f"{learned} / {len(runs)} (seeds {','.join(str(r['seed']) for r in runs)}) |"
         f" {batches[len(batches) // 2]:,} ({batches[0]:,}-{batches[-1]:,}) |"
         f" {span([r['train_coarse'] for r in runs])} | {span([r['test_coarse'] for r in runs])}"
+    )
+
+
+def protocol(rows, strings="strings", symbols=True):
+    """The sentence that opens a study's page: sizes, optimiser, stopping rule, budgets and the bar for *learns*.
+
+    Args:
+        rows: The study's rows (for the budgets).
+        strings: What the task's examples are called ("strings", "sentences").
+        symbols: Whether to name the scale's vocabulary (a study that varies it does not).
+    """
+    scale = SCALES[SCALE]
+    vocabulary = f" {scale['vocab']} symbols," if symbols else ""
+    return (
+        f"Default scale: training {strings} of length {scale['train'][0]}-{scale['train'][1]}, test"
+        f" {scale['test'][0]}-{scale['test'][1]},{vocabulary} LSTM {scale['hidden']}, memory width {scale['width']};"
+        f" RMSProp 5e-3, batch 10. Each run stops once its coarse accuracy on {VALIDATION_EXAMPLES} held-out"
+        f" training-length {strings} reaches {STOP_AT} at two consecutive epochs of {STEPS_PER_EPOCH} batches, or at"
+        f" its budget of {budgets(rows, STEPS_PER_EPOCH)} batches. Accuracy on 500 fresh {strings}; a run *learns*"
+        f" the task when its test coarse accuracy is at least {LEARNED}."
     )
