@@ -75,7 +75,7 @@ def main() -> None:
     if "task" not in recorded:
         parser.error(f"{args.run} has no results.json or settings.json naming its task; pass a run folder written by `neural-memory train`")
     scale = recorded.get("scale", "default")
-    setup = data.task_setup(recorded["task"], scale)
+    setup = data.task_setup(recorded["task"], scale, **evaluation.run_grammar(recorded))
     evaluation.check_vocabulary(model, setup, scale)
     train_task, test_task = generators.tasks_for(setup.name, setup.settings)
     task = train_task if args.split == "train" else test_task

@@ -108,7 +108,8 @@ def main(argv=None):
     ends = [""] if memory != "deque" else [", top", ", bottom"]
     figures = {}
     for length in args.lengths:
-        setup = data.task_setup(settings["task"], settings["scale"], train_lengths=(length, length))
+        setup = data.task_setup(settings["task"], settings["scale"], train_lengths=(length, length),
+                                **evaluation.run_grammar(results))  # fmt: skip
         figures[length] = drift(model, memory, setup, args.examples)
     print("| source length | push (source) | pop before output | fraction |")
     print("|--:|--:|--:|--:|")

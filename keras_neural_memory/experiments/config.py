@@ -269,8 +269,9 @@ class RunConfig:
         check_choice("verbose", self.verbose, (0, 1, 2))
         check_positive_int("eval_examples", self.eval_examples)
         if self.rule_probabilities is not None:
-            pairs = dict(self.rule_probabilities).items()
-            object.__setattr__(self, "rule_probabilities", tuple(sorted((k, tuple(map(float, v))) for k, v in pairs)))
+            from tfds_tasks.generators.itg import rule_probability_pairs
+
+            object.__setattr__(self, "rule_probabilities", rule_probability_pairs(self.rule_probabilities))
         for name in ("batch_size", "hidden_size", "memory_width", "stack_size", "vocab_size", "epochs", "steps_per_epoch",
                      "validation_examples", "eval_max_length", "eval_sequences", "curriculum_epochs"):  # fmt: skip
             check_positive_int(name, getattr(self, name), allow_none=True)

@@ -152,6 +152,26 @@ def check_vocabulary(model, setup, scale):
         )
 
 
+def run_grammar(recorded):
+    """The `data.task_setup` options that give a run its own task: `vocab_size` and `rule_probabilities`.
+
+    Both are None unless the run was trained with a vocabulary or grammar
+    other than its scale's (`neural-memory train --vocab-size` or
+    `--rule-probabilities`), so that evaluating or tracing a run samples
+    the strings it was trained on.
+
+    Args:
+        recorded: A run's record, as `load_run` returns it.
+
+    Example:
+
+    >>> run_grammar({"settings": {"task": "itg_svo_sov", "vocab_size": 3}})
+    {'vocab_size': 3, 'rule_probabilities': None}
+    """
+    trained = recorded.get("settings") or {}
+    return dict(vocab_size=trained.get("vocab_size"), rule_probabilities=trained.get("rule_probabilities"))
+
+
 def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=500, seed=1,
              sweep_step=None, sweep_examples=100, plot=None, jit_compile=True, eval_max_length=None,
              eval_sequences=None):  # fmt: skip
@@ -197,9 +217,7 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
         if value is not None:
             raise UsageError(f"{flag} applies to chomsky_hierarchy/ runs only, not {task}; leave it out")
     scale = recorded_choice("--scale", scale, recorded.get("scale"), default="default")
-    # The run's own vocabulary and grammar, if it was trained with others than the scale's.
-    trained = recorded.get("settings", {})
-    grammar = dict(vocab_size=trained.get("vocab_size"), rule_probabilities=trained.get("rule_probabilities"))
+    grammar = run_grammar(recorded)
     setup = data.task_setup(task, scale, test_lengths=lengths, **grammar)
     check_vocabulary(loaded, setup, scale)
     training.compile_model(loaded, 1e-3, jit_compile)

@@ -31,6 +31,14 @@ def test_the_study_trains_on_the_setting_s_grammar_and_lexicon_and_tables_it(tmp
     assert text.startswith("# Page\n\nKept.\n")
     assert "--settings no_relative_clauses --vocab-sizes 3 --models stack --seeds 0" in text
     assert "| no relative clauses | 3 | stack | " in text
+    # The analysis scripts sample the run's own lexicon (4 source symbols), which its embedding was built for.
+    [run] = [path.parent for path in (tmp_path / "runs").rglob("results.json")]
+    import error_positions
+    import strength_drift
+
+    strength_drift.main([str(run), "--lengths", "8", "--examples", "2"])
+    monkeypatch.setattr(sys, "argv", ["error_positions.py", str(run), "--examples", "2"])
+    error_positions.main()
     # The shipped probabilities are the grammar's own: recorded as no override.
     itg_study.main([*args[:1], "shipped", *args[2:]])
     shipped = [r for r in json.loads((tmp_path / "record.json").read_text()) if r["setting"] == "shipped"]

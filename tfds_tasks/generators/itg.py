@@ -95,6 +95,25 @@ def probabilities_by_nonterminal(rules: Sequence[SyncRule]) -> dict[str, tuple[f
     return out
 
 
+def rule_probability_pairs(
+    probabilities: Mapping[str, Sequence[float]] | Sequence[tuple[str, Sequence[float]]],
+) -> tuple[tuple[str, tuple[float, ...]], ...]:
+    """``probabilities`` as sorted ``(nonterminal, probabilities)`` pairs.
+
+    The one hashable form of a rule-probability override, kept by settings
+    and configs (a dict is not hashable; its pairs, as tuples, are).
+
+    Args:
+      probabilities: ``{lhs: (p1, p2, ...)}`` or its ``(lhs, probabilities)``
+        pairs, e.g. as read back from JSON.
+
+    Example:
+      >>> rule_probability_pairs({"S": [0.5, 0.5], "A": (1.0,)})
+      (('A', (1.0,)), ('S', (0.5, 0.5)))
+    """
+    return tuple(sorted((lhs, tuple(probs)) for lhs, probs in dict(probabilities).items()))
+
+
 def with_rule_probabilities(
     rules: Sequence[SyncRule], probabilities: Mapping[str, Sequence[float]]
 ) -> tuple[SyncRule, ...]:

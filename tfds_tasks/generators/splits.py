@@ -6,6 +6,7 @@ import dataclasses
 import random
 
 from tfds_tasks.generators.base import Example, Regime, Task, check_int, derive_seed
+from tfds_tasks.generators.itg import rule_probability_pairs
 
 # A split gives up (ValueError) after this many rejected duplicates per
 # requested example: the range is then too small for the requested size.
@@ -49,8 +50,7 @@ class TaskSettings:
 
     def __post_init__(self):
         if self.rule_probabilities is not None:
-            pairs = dict(self.rule_probabilities).items()
-            object.__setattr__(self, "rule_probabilities", tuple(sorted((k, tuple(v)) for k, v in pairs)))
+            object.__setattr__(self, "rule_probabilities", rule_probability_pairs(self.rule_probabilities))
         for what in ("train_size", "validation_size", "test_size"):
             check_int(getattr(self, what), what, minimum=0)
         check_int(self.seed, "seed", minimum=0)
