@@ -101,6 +101,8 @@ def study_run(args, task, condition, seed):
         "task": task,
         "condition": condition,
         "seed": seed,
+        # The seeds of the command that trained it: the page gives one command per such set.
+        "invocation_seeds": list(args.seeds),
         "settings": results["settings"],
         "batches": results["batches"],
         # Stopping before the budget means held-out coarse accuracy reached STOP_AT.
@@ -136,21 +138,6 @@ def main(argv=None):
         print(f"wrote {args.output}")
 
 
-def _seed_sets(seeds):
-    """The blocks of consecutive seeds in `seeds`, each run by one command: [3..7, 8..12] -> ((3, ..., 7), (8, ..., 12)).
-
-    >>> _seed_sets([8, 3, 4, 9])
-    [(3, 4), (8, 9)]
-    """
-    blocks = []
-    for seed in sorted(set(seeds)):
-        if blocks and seed == blocks[-1][-1] + 1 and len(blocks[-1]) < len(STUDY_SEEDS):
-            blocks[-1].append(seed)
-        else:
-            blocks.append([seed])
-    return [tuple(block) for block in blocks]
-
-
 def report(rows):
     """The markdown of the record: per task, its command, a row per condition, then every run's memory trace."""
     lines = [f"- {protocol(rows)}", ""]
@@ -158,11 +145,11 @@ def report(rows):
         task_rows = [r for r in rows if r["task"] == task]
         if not task_rows:
             continue
-        # The commands that reproduce this task's record: one per set of seeds its conditions were run on.
+        # The commands that reproduce this task's record: one per set of seeds its conditions were run with.
         seed_sets = {}
         for condition in CONDITIONS:
             if condition != BASELINES[task]:
-                for seeds in _seed_sets([r["seed"] for r in task_rows if r["condition"] == condition]):
+                for seeds in sorted({tuple(r["invocation_seeds"]) for r in task_rows if r["condition"] == condition}):
                     seed_sets.setdefault(seeds, []).append(condition)
         commands = [f"`python benchmarks/deque_study.py --tasks {task} --conditions {','.join(conditions)} "
                     f"--seeds {','.join(map(str, seeds))}`" for seeds, conditions in seed_sets.items()]  # fmt: skip

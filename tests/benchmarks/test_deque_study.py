@@ -1,0 +1,46 @@
+"""`benchmarks/deque_study.py`: the DeQue study's page, from its record."""
+
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import deque_study  # noqa: E402
+
+
+def _row(condition, seed, invocation_seeds, test_coarse):
+    trace = {"push (source)": 0.9, "pop before output": 0.5, "push (target)": 0.0, "pop (target)": 0.9}
+    ends = [trace] if condition in ("queue", "stack") else [trace, trace]
+    return {"task": "sequence_copy", "condition": condition, "seed": seed, "invocation_seeds": invocation_seeds,
+            "settings": {"epochs": 60}, "batches": 900, "converged": True, "train_coarse": 1.0,
+            "test_coarse": test_coarse, "test_fine": 1.0, "segments": None, "trace": ends}  # fmt: skip
+
+
+def test_the_page_gives_one_command_per_invocation_that_trained_its_runs():
+    rows = [
+        *(_row("queue", seed, [3, 4], 1.0) for seed in (3, 4)),
+        *(_row("hard_sigmoid_quiet_end", seed, [3, 4], 0.99) for seed in (3, 4)),
+        # A later command on seeds that continue the first: its own command, not merged into the first.
+        _row("hard_sigmoid_quiet_end", 5, [5], 0.5),
+    ]
+    text = deque_study.report(rows)
+    assert "`python benchmarks/deque_study.py --tasks sequence_copy --conditions hard_sigmoid_quiet_end --seeds 3,4`" in text
+    assert "`python benchmarks/deque_study.py --tasks sequence_copy --conditions hard_sigmoid_quiet_end --seeds 5`" in text
+    assert "| hard_sigmoid_quiet_end | 2 / 3 (seeds 3,4,5) | 900 (900-900) | 1.000 | 0.500-0.990 |" in text
+    assert "sequence_reversal" not in text  # no rows, no section
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--tasks", "bigram_flip"], "--tasks takes sequence_copy, sequence_reversal; received bigram_flip"),
+        (["--conditions", "loud"], "'loud' is not one of queue, stack, sigmoid"),
+    ],
+)
+def test_bad_arguments_name_the_choices(args, message, capsys):
+    with pytest.raises(SystemExit) as exit:
+        deque_study.parse_args(args)
+    assert exit.value.code == 2 and message in capsys.readouterr().err
