@@ -38,7 +38,7 @@ from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import RunConfig
 from marked_part import write_part
 from strength_drift import drift
-from study_record import SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES, add_row, learned_row, protocol, read_rows
+from study_record import SCALE, STEPS, STOP_AT, VALIDATION_EXAMPLES, add_row, learned_row, protocol, read_rows
 
 TRACED = 50
 # The curriculum conditions' short epochs: 500 batches, source lengths 1-2 growing to 1-13.
@@ -77,7 +77,10 @@ def parse_args(argv):
     parser.add_argument("--conditions", type=list_of(condition_name), default=["sigmoid", "hard_sigmoid_quiet_end"],
                         help="DeQue conditions; each task's baseline is added")  # fmt: skip
     parser.add_argument("--seeds", type=list_of(int), default=list(STUDY_SEEDS))
-    parser.add_argument("--epochs", type=positive_int, default=60, help=f"most epochs of {STEPS_PER_EPOCH} batches")
+    parser.add_argument("--scale", choices=tuple(STEPS), default=SCALE,
+                        help="the default scale, or the paper's (§4: lengths 8-64, test 65-128, 128 symbols, LSTM 256)")
+    parser.add_argument("--epochs", type=positive_int, default=60,
+                        help=f"most epochs, of {STEPS['default']} batches at the default scale, {STEPS['paper']} at the paper's")
     parser.add_argument("--runs-dir", default="runs/deque-study")
     parser.add_argument("--record", default="docs/results/deque_study_runs.json")
     parser.add_argument("--output", default="docs/results/deque.md", help="markdown page ('' to skip)")
@@ -91,22 +94,24 @@ def parse_args(argv):
 def study_run(args, task, condition, seed):
     """Trains (or reuses) one run and returns its row of the record."""
     options = CONDITIONS[condition]
+    # Default-scale runs keep the folders they have always had.
+    folder = f"{task}-{condition}-seed{seed}" if args.scale == SCALE else f"{args.scale}-{task}-{condition}-seed{seed}"
     config = RunConfig(
-        task, scale=SCALE, seed=seed, epochs=args.epochs, steps_per_epoch=STEPS_PER_EPOCH, stop_at_coarse=STOP_AT,
-        validation_examples=VALIDATION_EXAMPLES, output_dir=str(pathlib.Path(args.runs_dir) / f"{task}-{condition}-seed{seed}"),
-        verbose=0, **options,
+        task, scale=args.scale, seed=seed, epochs=args.epochs, steps_per_epoch=STEPS[args.scale], stop_at_coarse=STOP_AT,
+        validation_examples=VALIDATION_EXAMPLES, output_dir=str(pathlib.Path(args.runs_dir) / folder), verbose=0, **options,
     )  # fmt: skip
     results = training.train(config)
     row = {
         "task": task,
         "condition": condition,
         "seed": seed,
+        "scale": args.scale,
         # The seeds of the command that trained it: the page gives one command per such set.
         "invocation_seeds": list(args.seeds),
         "settings": results["settings"],
         "batches": results["batches"],
         # Stopping before the budget means held-out coarse accuracy reached STOP_AT.
-        "converged": results["batches"] < args.epochs * STEPS_PER_EPOCH,
+        "converged": results["batches"] < args.epochs * STEPS[args.scale],
         "train_coarse": results["train_accuracy"]["coarse"],
         "test_coarse": results["test_accuracy"]["coarse"],
         "test_fine": results["test_accuracy"]["fine"],
@@ -116,7 +121,7 @@ def study_run(args, task, condition, seed):
         import keras
 
         model = keras.saving.load_model(pathlib.Path(results["output_dir"]) / "model.keras")
-        setup = data.task_setup(task, SCALE)
+        setup = data.task_setup(task, args.scale)
         row["trace"] = drift(model, options["memory"], setup, TRACED)
     return row
 
@@ -129,7 +134,7 @@ def main(argv=None):
         for condition in [BASELINES[task], *args.conditions]:
             for seed in args.seeds:
                 row = study_run(args, task, condition, seed)
-                rows = add_row(record_path, row, key=lambda r: (r["task"], r["condition"], r["seed"]))
+                rows = add_row(record_path, row, key=lambda r: (r["task"], r["condition"], r["seed"], r["scale"]))
                 print(f"{task} {condition} seed {seed}: {row['batches']} batches, "
                       f"train {row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
     if args.output:
@@ -139,41 +144,49 @@ def main(argv=None):
 
 
 def report(rows):
-    """The markdown of the record: per task, its command, a row per condition, then every run's memory trace."""
-    lines = [f"- {protocol(rows)}", ""]
-    for task in BASELINES:
-        task_rows = [r for r in rows if r["task"] == task]
-        if not task_rows:
-            continue
-        # The commands that reproduce this task's record: one per set of seeds its conditions were run with.
-        seed_sets = {}
-        for condition in CONDITIONS:
-            if condition != BASELINES[task]:
-                for seeds in sorted({tuple(r["invocation_seeds"]) for r in task_rows if r["condition"] == condition}):
-                    seed_sets.setdefault(seeds, []).append(condition)
-        commands = [f"`python benchmarks/deque_study.py --tasks {task} --conditions {','.join(conditions)} "
-                    f"--seeds {','.join(map(str, seeds))}`" for seeds, conditions in seed_sets.items()]  # fmt: skip
-        lines += [f"### {task}", "", *(line for command in commands for line in (command, "")), "| condition | learned | batches (median, range) | train coarse | test coarse |",
-                  "|---|--:|--:|--:|--:|"]  # fmt: skip
-        for condition in CONDITIONS:
-            runs = sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"])
-            if not runs:
-                continue
-            lines.append(f"| {condition} | {learned_row(runs)} |")
-        lines += ["", "Every run, with its memory trace: each end's mean over 50 training-length strings.", "",
-                  "| condition | seed | batches | test coarse | end | push (source) | pop before output | push (target) | pop (target) |",
-                  "|---|--:|--:|--:|---|--:|--:|--:|--:|"]  # fmt: skip
-        for condition in CONDITIONS:
-            for r in sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"]):
-                ends = ["top", "bottom"] if len(r.get("trace") or []) == 2 else ["-"]
-                for name, trace in zip(ends, r.get("trace") or [None]):
-                    figures = ["diverged"] * 4 if trace is None else [
-                        f"{trace[key]:.2f}" for key in ("push (source)", "pop before output", "push (target)", "pop (target)")
-                    ]  # fmt: skip
-                    lines.append(f"| {condition} | {r['seed']} | {r['batches']:,} | {r['test_coarse']:.3f} | {name} | "
-                                 + " | ".join(figures) + " |")  # fmt: skip
-        lines.append("")
+    """The markdown of the record: per scale and task, its commands, a row per condition, then every run's memory trace."""
+    lines = []
+    for scale in STEPS:
+        scale_rows = [r for r in rows if r["scale"] == scale]
+        if scale_rows:
+            lines += [f"- {protocol(scale_rows, scale=scale)}", ""]
+            lines += [line for task in BASELINES for line in _task_report(scale, task, [r for r in scale_rows if r["task"] == task])]
     return "\n".join(lines)
+
+
+def _task_report(scale, task, task_rows):
+    """The lines of one task's runs at one scale (none without runs)."""
+    if not task_rows:
+        return []
+    scale_flag = "" if scale == SCALE else f" --scale {scale}"
+    # The commands that reproduce these runs: one per set of seeds their conditions were run with.
+    seed_sets = {}
+    for condition in CONDITIONS:
+        if condition != BASELINES[task]:
+            for seeds in sorted({tuple(r["invocation_seeds"]) for r in task_rows if r["condition"] == condition}):
+                seed_sets.setdefault(seeds, []).append(condition)
+    commands = [f"`python benchmarks/deque_study.py{scale_flag} --tasks {task} --conditions {','.join(conditions)} "
+                f"--seeds {','.join(map(str, seeds))}`" for seeds, conditions in seed_sets.items()]  # fmt: skip
+    lines = [f"### {task}" if scale == SCALE else f"### {task}, {scale} scale", "",
+             *(line for command in commands for line in (command, "")),
+             "| condition | learned | batches (median, range) | train coarse | test coarse |", "|---|--:|--:|--:|--:|"]  # fmt: skip
+    for condition in CONDITIONS:
+        runs = sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"])
+        if runs:
+            lines.append(f"| {condition} | {learned_row(runs)} |")
+    lines += ["", "Every run, with its memory trace: each end's mean over 50 training-length strings.", "",
+              "| condition | seed | batches | test coarse | end | push (source) | pop before output | push (target) | pop (target) |",
+              "|---|--:|--:|--:|---|--:|--:|--:|--:|"]  # fmt: skip
+    for condition in CONDITIONS:
+        for r in sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"]):
+            ends = ["top", "bottom"] if len(r.get("trace") or []) == 2 else ["-"]
+            for name, trace in zip(ends, r.get("trace") or [None]):
+                figures = ["diverged"] * 4 if trace is None else [
+                    f"{trace[key]:.2f}" for key in ("push (source)", "pop before output", "push (target)", "pop (target)")
+                ]  # fmt: skip
+                lines.append(f"| {condition} | {r['seed']} | {r['batches']:,} | {r['test_coarse']:.3f} | {name} | "
+                             + " | ".join(figures) + " |")  # fmt: skip
+    return [*lines, ""]
 
 
 if __name__ == "__main__":

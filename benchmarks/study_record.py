@@ -15,7 +15,11 @@ from keras_neural_memory.experiments.files import write_atomically
 LEARNED = 0.95
 #: Every study's protocol: the scale, batches per epoch, and the stopping rule (held-out coarse
 #: accuracy at training lengths, on this many strings, at two consecutive epochs).
-SCALE, STEPS_PER_EPOCH, STOP_AT, VALIDATION_EXAMPLES = "default", 100, 1.0, 200
+SCALE, STOP_AT, VALIDATION_EXAMPLES = "default", 1.0, 200
+#: Batches per epoch at each scale a study runs at: the default scale's, and the paper-scale table's
+#: (`paper_table.sh`).
+STEPS = {"default": 100, "paper": 250}
+STEPS_PER_EPOCH = STEPS[SCALE]
 
 
 def read_rows(path):
@@ -56,21 +60,22 @@ def learned_row(runs):
     )
 
 
-def protocol(rows, strings="strings", symbols=True):
+def protocol(rows, strings="strings", symbols=True, scale=SCALE):
     """The sentence that opens a study's page: sizes, optimiser, stopping rule, budgets and the bar for *learns*.
 
     Args:
-        rows: The study's rows (for the budgets).
+        rows: The study's rows at `scale` (for the budgets).
         strings: What the task's examples are called ("strings", "sentences").
         symbols: Whether to name the scale's vocabulary (a study that varies it does not).
+        scale: "default" or "paper".
     """
-    scale = SCALES[SCALE]
-    vocabulary = f" {scale['vocab']} symbols," if symbols else ""
+    steps, sizes = STEPS[scale], SCALES[scale]
+    vocabulary = f" {sizes['vocab']} symbols," if symbols else ""
     return (
-        f"Default scale: training {strings} of length {scale['train'][0]}-{scale['train'][1]}, test"
-        f" {scale['test'][0]}-{scale['test'][1]},{vocabulary} LSTM {scale['hidden']}, memory width {scale['width']};"
+        f"{scale.capitalize()} scale: training {strings} of length {sizes['train'][0]}-{sizes['train'][1]}, test"
+        f" {sizes['test'][0]}-{sizes['test'][1]},{vocabulary} LSTM {sizes['hidden']}, memory width {sizes['width']};"
         f" RMSProp 5e-3, batch 10. Each run stops once its coarse accuracy on {VALIDATION_EXAMPLES} held-out"
-        f" training-length {strings} reaches {STOP_AT} at two consecutive epochs of {STEPS_PER_EPOCH} batches, or at"
-        f" its budget of {budgets(rows, STEPS_PER_EPOCH)} batches. Accuracy on 500 fresh {strings}; a run *learns*"
+        f" training-length {strings} reaches {STOP_AT} at two consecutive epochs of {steps} batches, or at"
+        f" its budget of {budgets(rows, steps)} batches. Accuracy on 500 fresh {strings}; a run *learns*"
         f" the task when its test coarse accuracy is at least {LEARNED}."
     )
