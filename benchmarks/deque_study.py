@@ -5,8 +5,10 @@ symbols, LSTM 64, memory width 32) this trains, for every task, condition
 and seed, `neural-memory train` with the condition's options, in epochs of
 100 batches, until the held-out coarse accuracy at training lengths
 reaches 1.0 at two consecutive epochs (`--stop-at-coarse 1.0
---validation-examples 200`) or the budget runs out. For each run it
-records:
+--validation-examples 200`) or the budget runs out. With `--scale paper`
+it trains at the paper's sizes (§4: lengths 8-64, test 65-128, 128
+symbols, LSTM 256, memory width 256) by the same rule, in epochs of 250
+batches. For each run it records:
 
 - "batches": the batches trained (at the stop, or the whole budget);
 - train and test coarse accuracy on 500 fresh strings each;
@@ -23,7 +25,7 @@ It writes every run to `--record` (JSON, written atomically) and the
 tables to the marked part of `--output`.
 
 Usage:
-    python benchmarks/deque_study.py [--tasks sequence_copy,sequence_reversal] \\
+    python benchmarks/deque_study.py [--scale default|paper] [--tasks sequence_copy,sequence_reversal] \\
         [--conditions sigmoid,hard_sigmoid_quiet_end] [--seeds 3,4,5,6,7] [--epochs 60] \\
         [--runs-dir runs/deque-study] [--record docs/results/deque_study_runs.json] \\
         [--output docs/results/deque.md]
