@@ -62,6 +62,8 @@ CONDITIONS = {
 }
 # The seeds of one study: those not used while choosing the conditions.
 STUDY_SEEDS = (3, 4, 5, 6, 7)
+# Most epochs of a run, unless `--epochs` says otherwise.
+EPOCHS = 60
 # The memory the DeQue is measured against on each task.
 BASELINES = {"sequence_copy": "queue", "sequence_reversal": "stack"}
 
@@ -81,7 +83,7 @@ def parse_args(argv):
     parser.add_argument("--seeds", type=list_of(int), default=list(STUDY_SEEDS))
     parser.add_argument("--scale", choices=tuple(STEPS), default=SCALE,
                         help="the default scale, or the paper's (§4: lengths 8-64, test 65-128, 128 symbols, LSTM 256)")
-    parser.add_argument("--epochs", type=positive_int, default=60,
+    parser.add_argument("--epochs", type=positive_int, default=EPOCHS,
                         help=f"most epochs, of {STEPS['default']} batches at the default scale, {STEPS['paper']} at the paper's")
     parser.add_argument("--runs-dir", default="runs/deque-study")
     parser.add_argument("--record", default="docs/results/deque_study_runs.json")
@@ -161,14 +163,16 @@ def _task_report(scale, task, task_rows):
     if not task_rows:
         return []
     scale_flag = "" if scale == SCALE else f" --scale {scale}"
-    # The commands that reproduce these runs: one per set of seeds their conditions were run with.
-    seed_sets = {}
+    # The commands that reproduce these runs: one per set of seeds and budget their conditions were run with.
+    invocations = {}
     for condition in CONDITIONS:
         if condition != BASELINES[task]:
-            for seeds in sorted({tuple(r["invocation_seeds"]) for r in task_rows if r["condition"] == condition}):
-                seed_sets.setdefault(seeds, []).append(condition)
+            runs = [r for r in task_rows if r["condition"] == condition]
+            for seeds, epochs in sorted({(tuple(r["invocation_seeds"]), r["settings"]["epochs"]) for r in runs}):
+                invocations.setdefault((seeds, epochs), []).append(condition)
     commands = [f"`python benchmarks/deque_study.py{scale_flag} --tasks {task} --conditions {','.join(conditions)} "
-                f"--seeds {','.join(map(str, seeds))}`" for seeds, conditions in seed_sets.items()]  # fmt: skip
+                f"--seeds {','.join(map(str, seeds))}{'' if epochs == EPOCHS else f' --epochs {epochs}'}`"
+                for (seeds, epochs), conditions in invocations.items()]  # fmt: skip
     lines = [f"### {task}" if scale == SCALE else f"### {task}, {scale} scale", "",
              *(line for command in commands for line in (command, "")),
              "| condition | learned | batches (median, range) | train coarse | test coarse |", "|---|--:|--:|--:|--:|"]  # fmt: skip

@@ -11,11 +11,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import deque_study  # noqa: E402
 
 
-def _row(condition, seed, invocation_seeds, test_coarse, scale="default"):
+def _row(condition, seed, invocation_seeds, test_coarse, scale="default", epochs=60):
     trace = {"push (source)": 0.9, "pop before output": 0.5, "push (target)": 0.0, "pop (target)": 0.9}
     ends = [trace] if condition in ("queue", "stack") else [trace, trace]
     return {"task": "sequence_copy", "condition": condition, "seed": seed, "scale": scale, "invocation_seeds": invocation_seeds,
-            "settings": {"epochs": 60}, "batches": 900, "converged": True, "train_coarse": 1.0,
+            "settings": {"epochs": epochs}, "batches": 900, "converged": True, "train_coarse": 1.0,
             "test_coarse": test_coarse, "test_fine": 1.0, "segments": None, "trace": ends}  # fmt: skip
 
 
@@ -26,7 +26,7 @@ def test_the_page_gives_one_command_per_invocation_that_trained_its_runs():
         # A later command on seeds that continue the first: its own command, not merged into the first.
         _row("hard_sigmoid_quiet_end", 5, [5], 0.5),
         # The paper's scale: a section of its own, whose command says so.
-        _row("hard_sigmoid_quiet_end", 3, [3], 1.0, scale="paper"),
+        _row("hard_sigmoid_quiet_end", 3, [3], 1.0, scale="paper", epochs=40),
     ]
     text = deque_study.report(rows)
     assert "`python benchmarks/deque_study.py --tasks sequence_copy --conditions hard_sigmoid_quiet_end --seeds 3,4`" in text
@@ -35,8 +35,10 @@ def test_the_page_gives_one_command_per_invocation_that_trained_its_runs():
     assert "sequence_reversal" not in text  # no rows, no section
     default, paper = text.split("- Paper scale: training strings of length 8-64, test 65-128, 128 symbols, LSTM 256")
     assert default.startswith("- Default scale: training strings of length 8-16") and "budget of 6,000 batches" in default
-    assert "### sequence_copy, paper scale" in paper and "epochs of 250 batches, or at its budget of 15,000 batches" in paper
-    assert "`python benchmarks/deque_study.py --scale paper --tasks sequence_copy --conditions hard_sigmoid_quiet_end --seeds 3`" in paper
+    assert "### sequence_copy, paper scale" in paper and "epochs of 250 batches, or at its budget of 10,000 batches" in paper
+    # A budget other than the default is part of the command that reproduces the run.
+    assert ("`python benchmarks/deque_study.py --scale paper --tasks sequence_copy --conditions hard_sigmoid_quiet_end "
+            "--seeds 3 --epochs 40`") in paper
     assert "| hard_sigmoid_quiet_end | 1 / 1 (seeds 3) |" in paper
 
 
