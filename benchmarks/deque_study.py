@@ -109,7 +109,6 @@ def study_run(args, task, condition, seed):
         "task": task,
         "condition": condition,
         "seed": seed,
-        "scale": args.scale,
         # The seeds of the command that trained it: the page gives one command per such set.
         "invocation_seeds": list(args.seeds),
         "settings": results["settings"],
@@ -138,7 +137,7 @@ def main(argv=None):
         for condition in [BASELINES[task], *args.conditions]:
             for seed in args.seeds:
                 row = study_run(args, task, condition, seed)
-                rows = add_row(record_path, row, key=lambda r: (r["task"], r["condition"], r["seed"], r["scale"]))
+                rows = add_row(record_path, row, key=lambda r: (r["task"], r["condition"], r["seed"], r["settings"]["scale"]))
                 print(f"{task} {condition} seed {seed}: {row['batches']} batches, "
                       f"train {row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
     if args.output:
@@ -151,7 +150,7 @@ def report(rows):
     """The markdown of the record: per scale and task, its commands, a row per condition, then every run's memory trace."""
     lines = []
     for scale in STEPS:
-        scale_rows = [r for r in rows if r["scale"] == scale]
+        scale_rows = [r for r in rows if r["settings"]["scale"] == scale]
         if scale_rows:
             lines += [f"- {protocol(scale_rows, scale=scale)}", ""]
             lines += [line for task in BASELINES for line in _task_report(scale, task, [r for r in scale_rows if r["task"] == task])]

@@ -14,8 +14,8 @@ import deque_study  # noqa: E402
 def _row(condition, seed, invocation_seeds, test_coarse, scale="default", epochs=60):
     trace = {"push (source)": 0.9, "pop before output": 0.5, "push (target)": 0.0, "pop (target)": 0.9}
     ends = [trace] if condition in ("queue", "stack") else [trace, trace]
-    return {"task": "sequence_copy", "condition": condition, "seed": seed, "scale": scale, "invocation_seeds": invocation_seeds,
-            "settings": {"epochs": epochs}, "batches": 900, "converged": True, "train_coarse": 1.0,
+    return {"task": "sequence_copy", "condition": condition, "seed": seed, "invocation_seeds": invocation_seeds,
+            "settings": {"scale": scale, "epochs": epochs}, "batches": 900, "converged": True, "train_coarse": 1.0,
             "test_coarse": test_coarse, "test_fine": 1.0, "segments": None, "trace": ends}  # fmt: skip
 
 
