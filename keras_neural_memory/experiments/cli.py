@@ -21,6 +21,7 @@ and a plot, with its score (the mean over lengths 41-500) in `results.json`.
 """
 
 import argparse
+import dataclasses
 import json
 import pathlib
 import sys
@@ -218,14 +219,8 @@ def parser():
 def cmd_train(args):
     from keras_neural_memory.experiments import training
 
-    config = RunConfig(
-        args.task, memory=args.memory, lstm_layers=args.lstm_layers, controller=args.controller, scale=args.scale,
-        hidden_size=args.hidden_size, memory_width=args.memory_width, learning_rate=args.learning_rate,
-        strength_noise=args.strength_noise, gate_activation=args.gate_activation, quiet_end=args.quiet_end, stack_size=args.stack_size,
-        vocab_size=args.vocab_size, rule_probabilities=dict(args.rule_probabilities) if args.rule_probabilities else None, batch_size=args.batch_size, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
-        stop_at_coarse=args.stop_at_coarse, validation_examples=args.validation_examples,
-        curriculum_epochs=args.curriculum_epochs, eval_examples=args.eval_examples, eval_max_length=args.eval_max_length, eval_sequences=args.eval_sequences, seed=args.seed, output_dir=args.output_dir, overwrite=args.overwrite, jit_compile=args.jit_compile, verbose=args.verbose,
-    )  # fmt: skip
+    # Every field of RunConfig is an option of `train`, under the same name.
+    config = RunConfig(**{field.name: getattr(args, field.name) for field in dataclasses.fields(RunConfig)})
     results = training.train(config)
     output = pathlib.Path(results["output_dir"])
     if results["diverged"]:
