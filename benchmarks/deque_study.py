@@ -59,6 +59,7 @@ CONDITIONS = {
     "curriculum": dict(memory="deque", curriculum_epochs=CURRICULUM_EPOCHS),
     "hard_sigmoid_curriculum": dict(memory="deque", gate_activation="hard_sigmoid", curriculum_epochs=CURRICULUM_EPOCHS),
     "hard_sigmoid_quiet_end_noise": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5),
+    "hard_sigmoid_noise": dict(memory="deque", gate_activation="hard_sigmoid", strength_noise=0.5),
 }
 # The seeds of one study: those not used while choosing the conditions.
 STUDY_SEEDS = (3, 4, 5, 6, 7)
