@@ -60,6 +60,12 @@ def learned_row(runs):
     )
 
 
+def rate_text(rate):
+    """A learning rate as the pages write it: 0.005 as "5e-3"."""
+    mantissa, exponent = f"{rate:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
 def protocol(rows, strings="strings", symbols=True, scale=SCALE):
     """The sentence that opens a study's page: sizes, optimiser, stopping rule, budgets and the bar for *learns*.
 
@@ -71,10 +77,12 @@ def protocol(rows, strings="strings", symbols=True, scale=SCALE):
     """
     steps, sizes = STEPS[scale], SCALES[scale]
     vocabulary = f" {sizes['vocab']} symbols," if symbols else ""
+    rates = sorted({r["settings"]["learning_rate"] for r in rows}, reverse=True)
+    others = f" ({', '.join(map(rate_text, rates[1:]))} in the conditions named so)" if len(rates) > 1 else ""
     return (
         f"{scale.capitalize()} scale: training {strings} of length {sizes['train'][0]}-{sizes['train'][1]}, test"
         f" {sizes['test'][0]}-{sizes['test'][1]},{vocabulary} LSTM {sizes['hidden']}, memory width {sizes['width']};"
-        f" RMSProp 5e-3, batch 10. Each run stops once its coarse accuracy on {VALIDATION_EXAMPLES} held-out"
+        f" RMSProp {rate_text(rates[0])}{others}, batch 10. Each run stops once its coarse accuracy on {VALIDATION_EXAMPLES} held-out"
         f" training-length {strings} reaches {STOP_AT} at two consecutive epochs of {steps} batches, or at"
         f" its budget of {budgets(rows, steps)} batches. Accuracy on 500 fresh {strings}; a run *learns*"
         f" the task when its test coarse accuracy is at least {LEARNED}."

@@ -11,11 +11,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import deque_study  # noqa: E402
 
 
-def _row(condition, seed, invocation_seeds, test_coarse, scale="default", epochs=60):
+def _row(condition, seed, invocation_seeds, test_coarse, scale="default", epochs=60, learning_rate=5e-3):
     trace = {"push (source)": 0.9, "pop before output": 0.5, "push (target)": 0.0, "pop (target)": 0.9}
     ends = [trace] if condition in ("queue", "stack") else [trace, trace]
     return {"task": "sequence_copy", "condition": condition, "seed": seed, "invocation_seeds": invocation_seeds,
-            "settings": {"scale": scale, "epochs": epochs}, "batches": 900, "converged": True, "train_coarse": 1.0,
+            "settings": {"scale": scale, "epochs": epochs, "learning_rate": learning_rate}, "batches": 900, "converged": True, "train_coarse": 1.0,
             "test_coarse": test_coarse, "test_fine": 1.0, "segments": None, "trace": ends}  # fmt: skip
 
 
@@ -40,6 +40,12 @@ def test_the_page_gives_one_command_per_invocation_that_trained_its_runs():
     assert ("`python benchmarks/deque_study.py --scale paper --tasks sequence_copy --conditions hard_sigmoid_quiet_end "
             "--seeds 3 --epochs 40`") in paper
     assert "| hard_sigmoid_quiet_end | 1 / 1 (seeds 3) |" in paper
+    assert "RMSProp 5e-3, batch 10" in default
+
+
+def test_the_protocol_names_every_learning_rate_of_its_runs():
+    rows = [_row("queue", 3, [3], 1.0), _row("queue_lr2e-3", 3, [3], 1.0, learning_rate=2e-3)]
+    assert "RMSProp 5e-3 (2e-3 in the conditions named so), batch 10." in deque_study.report(rows)
 
 
 @pytest.mark.parametrize(
