@@ -64,6 +64,9 @@ CONDITIONS = {
     "hard_sigmoid_quiet_end_lr2e-3": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random", learning_rate=2e-3),
     "queue_lr2e-3": dict(memory="queue", learning_rate=2e-3),
     "stack_lr2e-3": dict(memory="stack", learning_rate=2e-3),
+    "hard_sigmoid_quiet_end_noise_lr2e-3": dict(
+        memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, learning_rate=2e-3
+    ),
 }
 # The seeds of one study: those not used while choosing the conditions.
 STUDY_SEEDS = (3, 4, 5, 6, 7)
