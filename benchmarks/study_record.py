@@ -61,9 +61,9 @@ def learned_row(runs):
 
 
 def rate_text(rate):
-    """A learning rate as the pages write it: 0.005 as "5e-3"."""
-    mantissa, exponent = f"{rate:.0e}".split("e")
-    return f"{mantissa}e{int(exponent)}"
+    """A learning rate as the pages write it: 0.005 as "5e-3", 0.0025 as "2.5e-3"."""
+    mantissa, exponent = f"{rate:e}".split("e")
+    return f"{float(mantissa):g}e{int(exponent)}"
 
 
 def protocol(rows, strings="strings", symbols=True, scale=SCALE):

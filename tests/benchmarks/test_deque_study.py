@@ -48,6 +48,12 @@ def test_the_protocol_names_every_learning_rate_of_its_runs():
     assert "RMSProp 5e-3 (2e-3 in the conditions named so), batch 10." in deque_study.report(rows)
 
 
+def test_a_learning_rate_keeps_every_digit_of_its_mantissa():
+    from study_record import rate_text
+
+    assert [rate_text(rate) for rate in (5e-3, 2.5e-3, 1e-4)] == ["5e-3", "2.5e-3", "1e-4"]
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
