@@ -22,6 +22,7 @@ from keras_neural_memory.memory_rnn import MemoryRNN
 from keras_neural_memory.metrics import CoarseAccuracy, FineAccuracy, MaskedAccuracy
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
+from keras_neural_memory.strength_noise_scheduler import StrengthNoiseScheduler
 from keras_neural_memory.superposition_stack_cell import SuperpositionStackCell
 from keras_neural_memory.trace import trace_memory
 from keras_neural_memory.viz import plot_convergence, plot_length_generalisation, plot_memory_trace
@@ -39,6 +40,7 @@ __all__ = [
     "MemoryRNN",
     "QueueCell",
     "StackCell",
+    "StrengthNoiseScheduler",
     "SuperpositionStackCell",
     "memory",
     "plot_convergence",

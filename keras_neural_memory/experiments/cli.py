@@ -150,6 +150,9 @@ def parser():
                        f"{CHOMSKY_PROTOCOL['learning_rate']:g} from {{{','.join(f'{r:g}' for r in CHOMSKY_LEARNING_RATES)}}}")  # fmt: skip
     train.add_argument("--strength-noise", type=non_negative_float, default=0.0, metavar="STDDEV",
                        help="Gaussian noise on the push and pop logits while training (memory models; default 0)")
+    train.add_argument("--strength-noise-epochs", type=positive_int, metavar="EPOCHS",
+                       help="train with --strength-noise for the first EPOCHS epochs only, then without; "
+                       "default: every epoch")  # fmt: skip
     train.add_argument("--gate-activation", choices=GATE_ACTIVATIONS, default="sigmoid",
                        help="activation of the push and pop gates (memory models): sigmoid, as in the paper, "
                             "or hard_sigmoid, which reaches exactly 0 and 1")

@@ -178,6 +178,10 @@ class RunConfig:
             tasks); None: 5e-3, or 5e-4 on Chomsky-hierarchy tasks.
         strength_noise: The memory cell's `strength_noise` (Gaussian noise
             on the push and pop logits while training); memory models only.
+        strength_noise_epochs: Train with `strength_noise` for the first
+            this many epochs only, then without (a
+            `keras_neural_memory.StrengthNoiseScheduler`); None: every
+            epoch. Needs `strength_noise`.
         gate_activation: The memory cell's `gate_activation`: "sigmoid"
             (the paper) or "hard_sigmoid"; memory models only.
         quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
@@ -242,6 +246,7 @@ class RunConfig:
     memory_width: int | None = None
     learning_rate: float | None = None
     strength_noise: float = 0.0
+    strength_noise_epochs: int | None = None
     gate_activation: str = "sigmoid"
     quiet_end: str | None = None
     vocab_size: int | None = None
@@ -273,7 +278,8 @@ class RunConfig:
 
             object.__setattr__(self, "rule_probabilities", rule_probability_pairs(self.rule_probabilities))
         for name in ("batch_size", "hidden_size", "memory_width", "stack_size", "vocab_size", "epochs", "steps_per_epoch",
-                     "validation_examples", "eval_max_length", "eval_sequences", "curriculum_epochs"):  # fmt: skip
+                     "validation_examples", "eval_max_length", "eval_sequences", "curriculum_epochs",
+                     "strength_noise_epochs"):  # fmt: skip
             check_positive_int(name, getattr(self, name), allow_none=True)
         if self.learning_rate is not None:
             check_real("learning_rate", self.learning_rate, above=0)
@@ -289,6 +295,9 @@ class RunConfig:
             check_lstm_layers(self.lstm_layers, self.memory)
             check_strength_noise(self.strength_noise, self.memory)
             check_gate_activation(self.gate_activation, self.memory)
+        if self.strength_noise_epochs is not None and not self.strength_noise:
+            raise UsageError("--strength-noise-epochs N sets how long --strength-noise lasts; "
+                             "add --strength-noise STDDEV, or leave it out")  # fmt: skip
         check_quiet_end(self.quiet_end, self.memory)
         self._check_task_options()
         if self.stop_at_coarse is not None:
@@ -394,6 +403,8 @@ class RunConfig:
         # Options left off are recorded as before they existed, so those runs still match.
         if not record["strength_noise"]:
             del record["strength_noise"]
+        if record["strength_noise_epochs"] is None:
+            del record["strength_noise_epochs"]
         if record["gate_activation"] == "sigmoid":
             del record["gate_activation"]
         if record["quiet_end"] is None:

@@ -261,6 +261,7 @@ def _train_in(output, config, setup):
     """`train`, once its folder `output` is locked."""
     import keras
 
+    from keras_neural_memory import StrengthNoiseScheduler
     from keras_neural_memory.experiments import callbacks as callbacks_lib
 
     settings = config.settings()
@@ -314,6 +315,10 @@ def _train_in(output, config, setup):
                 setup, "validation", config.validation_examples, config.seed + VALIDATION_SEED_OFFSET, evaluation_batch_size(config)
             )
             validation = {"validation_data": validation_data, "validation_steps": validation_steps}
+        if config.strength_noise_epochs:
+            noise, noisy_epochs = config.strength_noise, config.strength_noise_epochs
+            callbacks.append(StrengthNoiseScheduler(lambda epoch, _: noise if epoch < noisy_epochs else 0.0,
+                                                    verbose=int(config.verbose > 0)))  # fmt: skip
         if config.stop_at_coarse is not None:
             monitor = "val_coarse_accuracy" if validation else "coarse_accuracy"
             callbacks.append(callbacks_lib.StopWhenLearned(history_path, config.stop_at_coarse, monitor=monitor))

@@ -491,6 +491,21 @@ def test_a_curriculum_run_trains_its_first_epochs_on_short_sources_and_records_i
     assert results["settings"]["curriculum_epochs"] == 1 and results["batches"] == 6
 
 
+@pytest.mark.slow
+def test_a_run_with_noise_for_its_first_epochs_records_it_and_trains_the_rest_without(tmp_path, capsys):
+    from keras_neural_memory.experiments import cli
+    from keras_neural_memory.experiments.config import RunConfig
+
+    args = _train_args(tmp_path, "--strength-noise", "1", "--strength-noise-epochs", "1")
+    args[args.index("--verbose") + 1] = "2"
+    assert cli.main(args) == 0
+    assert "Epoch 2: StrengthNoiseScheduler setting strength noise to 0." in capsys.readouterr().out
+    settings = json.loads((tmp_path / "results.json").read_text())["settings"]
+    assert settings["strength_noise"] == 1.0 and settings["strength_noise_epochs"] == 1
+    # Without the option the settings read as they did before it existed.
+    assert "strength_noise_epochs" not in RunConfig("sequence_copy", strength_noise=1.0).settings()
+
+
 def test_each_epoch_has_its_own_examples_so_a_resumed_run_sees_the_same_data():
     from keras_neural_memory.experiments import data
 
@@ -588,6 +603,9 @@ def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
         (["train", "--task", "sequence_copy", "--stop-at-coarse", "1.5"], "--stop-at-coarse: must be a finite number above 0 and <= 1, not 1.5"),
         (["evaluate", "--model", "m.keras", "--task", "sequence_copy", "--sweep-step", "0"], "must be a positive integer"),
         (["train", "--task", "sequence_copy", "--curriculum-epochs", "0"], "--curriculum-epochs: must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--strength-noise-epochs", "0"], "--strength-noise-epochs: must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--strength-noise-epochs", "3"],
+         "--strength-noise-epochs N sets how long --strength-noise lasts; add --strength-noise STDDEV"),
         (["train", "--task", "sequence_copy", "--curriculum-epochs", "2", "--stop-at-coarse", "0.9"],
          "--stop-at-coarse with --curriculum-epochs needs --validation-examples N"),
         (["train", "--task", "chomsky_hierarchy/reverse_string", "--curriculum-epochs", "2"],
