@@ -67,6 +67,11 @@ CONDITIONS = {
     "hard_sigmoid_quiet_end_noise_lr2e-3": dict(
         memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, learning_rate=2e-3
     ),
+    # The same noise in the first 10 epochs (1,000 batches) only.
+    "hard_sigmoid_quiet_end_early_noise_lr2e-3": dict(
+        memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, strength_noise_epochs=10,
+        learning_rate=2e-3,
+    ),
 }
 # The seeds of one study: those not used while choosing the conditions.
 STUDY_SEEDS = (3, 4, 5, 6, 7)
