@@ -28,7 +28,9 @@ class StrengthNoiseScheduler(keras.callbacks.Callback):
     noise. Inference never adds noise, whatever the schedule.
 
     Only layers built with noise can have it: a cell built with
-    `strength_noise=0` has no random seed state to draw it from.
+    `strength_noise=0` has no random seed state to draw it from. A model
+    saves as training left it, so one saved after the schedule turned the
+    noise off loads with `strength_noise=0`.
 
     Args:
         schedule: A function `(epoch, noise) -> noise`, where `epoch`

@@ -98,3 +98,14 @@ def test_a_stack_cell_inside_keras_rnn_is_found_too():
     x, y = np.zeros((4, 5, 3), "float32"), np.zeros((4, 1), "float32")
     model.fit(x, y, epochs=1, verbose=0, callbacks=[StrengthNoiseScheduler(lambda epoch, noise: 0.0)])
     assert cell.strength_noise == 0.0
+
+
+def test_a_model_trained_with_a_schedule_saves_and_loads(tmp_path):
+    model = _model()
+    x, y = _data()
+    model.fit(x, y, epochs=2, verbose=0, callbacks=[StrengthNoiseScheduler(lambda epoch, noise: 1.0 if epoch < 1 else 0.0)])
+    model.save(tmp_path / "model.keras")
+    loaded = keras.saving.load_model(tmp_path / "model.keras")
+    # Saved as it ended: without noise, predicting exactly as before.
+    assert loaded.layers[0].cell.strength_noise == 0.0
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
