@@ -1,11 +1,12 @@
 """`DequeCell`: any controller cell with a Neural DeQue."""
 
 import keras
+from keras import ops
 from keras.saving import register_keras_serializable
 
 from keras_neural_memory import memory
 from keras_neural_memory.memory_cell import MemoryCell, document_cell_arguments
-from keras_neural_memory.validation import check_quiet_end, check_real
+from keras_neural_memory.validation import check_quiet_end, check_real, check_strength_noise_ends
 
 _QUIET_END_ARGUMENTS = """\
     quiet_end: Which end of the DeQue starts quiet: its push and pop
@@ -18,10 +19,14 @@ _QUIET_END_ARGUMENTS = """\
         blend of each end's latest pushes; with one end quiet, the other
         can act as a stack (read where it pushes) or a queue (read the
         quiet end), so training can find either algorithm. The draw does
-        not depend on the task.
+        not depend on the task; the cell's config records the end drawn.
     quiet_bias_init: The quiet end's initial push and pop bias; -2.9.
         With `gate_activation="hard_sigmoid"` that is a strength of 1/60,
         whose gradient is that of any other unclipped strength.
+    strength_noise_ends: Which ends' push and pop logits get
+        `strength_noise`: "all", the default, or "quiet", the quiet end
+        (or ends) of `quiet_end` only. The noise wakes the quiet end with
+        whole pushes and pops, while the other end trains as without it.
 """
 
 
@@ -62,33 +67,57 @@ class DequeCell(MemoryCell):
     # One end, drawn at random, starts quiet, with hard-sigmoid gates:
     cell = DequeCell(keras.layers.LSTMCell(16), gate_activation="hard_sigmoid",
                      quiet_end="random", seed=0)
+    print(cell.get_config()["quiet_end"] in ("top", "bottom"))  # True: the end drawn
+    # ... and, trained in a MemoryRNN, strength noise on that end only:
+    cell = DequeCell(keras.layers.LSTMCell(16), gate_activation="hard_sigmoid",
+                     quiet_end="random", strength_noise=0.5, strength_noise_ends="quiet", seed=0)
     ```
     """
 
     memory_class = memory.NeuralDeque
 
-    def __init__(self, controller, *args, quiet_end=None, quiet_bias_init=-2.9, **kwargs):
+    def __init__(self, controller, *args, quiet_end=None, quiet_bias_init=-2.9, strength_noise_ends="all", **kwargs):
         super().__init__(controller, *args, **kwargs)
         check_quiet_end(quiet_end)
         check_real("quiet_bias_init", quiet_bias_init)
+        check_strength_noise_ends(strength_noise_ends, quiet_end)
         self.quiet_end = quiet_end
         self.quiet_bias_init = float(quiet_bias_init)
+        self.strength_noise_ends = strength_noise_ends
+        # Drawn here, eagerly, once: the biases and the noise of the quiet end must agree.
+        self.quiet_ends = self._draw_quiet_ends()
+
+    def _draw_quiet_ends(self):
+        """The indices (0: top, 1: bottom) of the ends that start quiet."""
+        if self.quiet_end is None:
+            return ()
+        if self.quiet_end == "both":
+            return (0, 1)
+        if self.quiet_end == "random":
+            return (int(keras.ops.convert_to_numpy(keras.random.randint((), 0, 2, seed=self.seed))),)
+        return (("top", "bottom").index(self.quiet_end),)
 
     def initial_gate_biases(self):
-        """Both ends' `(push, pop)` biases; the quiet ends' are `quiet_bias_init` (drawn here for "random")."""
+        """Both ends' `(push, pop)` biases; the quiet ends' are `quiet_bias_init`."""
         biases = super().initial_gate_biases()
-        if self.quiet_end is None:
-            return biases
-        if self.quiet_end == "both":
-            return [(self.quiet_bias_init, self.quiet_bias_init)] * len(biases)
-        if self.quiet_end == "random":
-            end = int(keras.ops.convert_to_numpy(keras.random.randint((), 0, 2, seed=self.seed)))
-        else:
-            end = ("top", "bottom").index(self.quiet_end)
-        biases[end] = (self.quiet_bias_init, self.quiet_bias_init)
+        for end in self.quiet_ends:
+            biases[end] = (self.quiet_bias_init, self.quiet_bias_init)
         return biases
+
+    def draw_strength_noise(self, sequences):
+        """`MemoryCell.draw_strength_noise`, zero on the loud end with `strength_noise_ends="quiet"`."""
+        noise = super().draw_strength_noise(sequences)
+        if self.strength_noise_ends == "all":
+            return noise
+        # Columns: the push of each end, then the pop of each end.
+        keep = [float(column % self.num_ends in self.quiet_ends) for column in range(self.strength_noise_size)]
+        return noise * ops.convert_to_tensor(keep, dtype=noise.dtype)
 
     def get_config(self):
         config = super().get_config()
-        config.update({"quiet_end": self.quiet_end, "quiet_bias_init": self.quiet_bias_init})
+        # A drawn end is recorded, so that a loaded cell adds its noise where the first one did.
+        quiet_end = ("top", "bottom")[self.quiet_ends[0]] if self.quiet_end == "random" else self.quiet_end
+        config.update(
+            {"quiet_end": quiet_end, "quiet_bias_init": self.quiet_bias_init, "strength_noise_ends": self.strength_noise_ends}
+        )
         return config

@@ -33,6 +33,7 @@ from keras_neural_memory.validation import (
     check_quiet_end,
     check_positive_int,
     check_strength_noise,
+    check_strength_noise_ends,
 )
 
 MEMORY_CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
@@ -65,6 +66,7 @@ def build_transducer(
     strength_noise=0.0,
     gate_activation="sigmoid",
     quiet_end=None,
+    strength_noise_ends="all",
     name=None,
 ):
     """The paper's transducer: embeddings, a recurrent core, a softmax layer.
@@ -94,6 +96,8 @@ def build_transducer(
             (the paper) or "hard_sigmoid" (memory models only).
         quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
             (the paper), "random", "top", "bottom" or "both".
+        strength_noise_ends: The `DequeCell`'s `strength_noise_ends` (the
+            DeQue only): "all" or "quiet".
         name: Model name; defaults to e.g. "stack_lstm_256".
 
     Returns:
@@ -127,6 +131,7 @@ def build_transducer(
     check_strength_noise(strength_noise, memory)
     check_gate_activation(gate_activation, memory)
     check_quiet_end(quiet_end, memory)
+    check_strength_noise_ends(strength_noise_ends, quiet_end, memory)
     from tfds_tasks import joint
 
     inputs = keras.Input((None,), dtype="int32", name="joint_ids")
@@ -141,7 +146,7 @@ def build_transducer(
     else:
         cell = _lstm_memory_cell(
             memory, hidden_size, memory_width, pop_bias_init=pop_bias_init, strength_noise=strength_noise,
-            gate_activation=gate_activation, quiet_end=quiet_end,
+            gate_activation=gate_activation, quiet_end=quiet_end, strength_noise_ends=strength_noise_ends,
         )  # fmt: skip
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
         default_name = f"{memory}_lstm_{hidden_size}"
@@ -149,10 +154,10 @@ def build_transducer(
     return keras.Model(inputs, logits, name=name or default_name)
 
 
-def _lstm_memory_cell(memory, hidden_size, memory_width, quiet_end=None, **options):
-    """The memory cell of `memory` around an `LSTMCell`; `quiet_end` goes to a DeQue only."""
+def _lstm_memory_cell(memory, hidden_size, memory_width, quiet_end=None, strength_noise_ends="all", **options):
+    """The memory cell of `memory` around an `LSTMCell`; `quiet_end` and `strength_noise_ends` go to a DeQue only."""
     if memory == "deque":
-        options["quiet_end"] = quiet_end
+        options.update(quiet_end=quiet_end, strength_noise_ends=strength_noise_ends)
     return MEMORY_CELLS[memory](keras.layers.LSTMCell(hidden_size), memory_width=memory_width, **options)
 
 
@@ -452,6 +457,7 @@ def build_chomsky_model(
     gate_activation="sigmoid",
     strength_noise=0.0,
     quiet_end=None,
+    strength_noise_ends="all",
     name=None,
 ):
     """A model of the Chomsky-hierarchy benchmark (Delétang et al. 2023).
@@ -493,6 +499,8 @@ def build_chomsky_model(
         strength_noise: The memory cell's `strength_noise` ("stack",
             "queue" and "deque" only).
         quiet_end: The `DequeCell`'s `quiet_end` ("deque" only).
+        strength_noise_ends: The `DequeCell`'s `strength_noise_ends`
+            ("deque" only).
         name: Model name; default e.g. "chomsky_stack_256".
 
     Returns:
@@ -523,6 +531,7 @@ def build_chomsky_model(
     check_strength_noise(strength_noise, memory)
     check_gate_activation(gate_activation, memory)
     check_quiet_end(quiet_end, memory)
+    check_strength_noise_ends(strength_noise_ends, quiet_end, memory)
     if memory == "superposition_stack" and strength_noise:
         raise ValueError(
             "`strength_noise` applies to the memory cells ('stack', 'queue', 'deque'), not "
@@ -536,7 +545,7 @@ def build_chomsky_model(
     if with_memory_cell:
         cell = _lstm_memory_cell(
             memory, hidden_size, memory_width, strength_noise=strength_noise, gate_activation=gate_activation,
-            quiet_end=quiet_end,
+            quiet_end=quiet_end, strength_noise_ends=strength_noise_ends,
         )  # fmt: skip
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
     elif memory == "superposition_stack":

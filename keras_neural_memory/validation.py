@@ -14,6 +14,8 @@ import numbers
 GATE_ACTIVATIONS = ("sigmoid", "hard_sigmoid")
 #: Which ends of a DeQue start quiet: None (both ends alike, as in the paper), one drawn at random, either end, or both.
 QUIET_ENDS = (None, "random", "top", "bottom", "both")
+#: Which ends of a DeQue get `strength_noise`: every end, or only those that start quiet.
+STRENGTH_NOISE_ENDS = ("all", "quiet")
 
 
 class InvalidArgumentError(ValueError):
@@ -175,6 +177,26 @@ def check_quiet_end(quiet_end, memory=None):
     keras_neural_memory.validation.InvalidArgumentError: `quiet_end` applies to the DeQue, not memory='stack'; received quiet_end='random'. Choose memory 'deque', or quiet_end=None.
     """
     _check_model_option("quiet_end", quiet_end, QUIET_ENDS, memory, ("deque",))
+
+
+def check_strength_noise_ends(strength_noise_ends, quiet_end, memory=None):
+    """Checks `strength_noise_ends`: one of `STRENGTH_NOISE_ENDS`; "quiet" needs a DeQue with a `quiet_end`.
+
+    Example:
+
+    >>> check_strength_noise_ends("quiet", None, "deque")
+    Traceback (most recent call last):
+    ...
+    keras_neural_memory.validation.InvalidArgumentError: `strength_noise_ends='quiet'` adds the noise to the quiet end only, and no end starts quiet; received quiet_end=None. Set quiet_end ('random', 'top', 'bottom' or 'both'), or strength_noise_ends='all'.
+    """
+    _check_model_option("strength_noise_ends", strength_noise_ends, STRENGTH_NOISE_ENDS, memory, ("deque",))
+    if strength_noise_ends == "quiet" and quiet_end is None:
+        raise InvalidArgumentError(
+            "`strength_noise_ends='quiet'` adds the noise to the quiet end only, and no end starts quiet; "
+            f"received quiet_end={quiet_end!r}. Set quiet_end ('random', 'top', 'bottom' or 'both'), "
+            "or strength_noise_ends='all'.",
+            "'all' without a quiet end",
+        )
 
 
 def _check_model_option(name, value, choices, memory, memories):

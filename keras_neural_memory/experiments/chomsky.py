@@ -95,6 +95,7 @@ def build_model(setup, config):
         strength_noise=config.strength_noise,
         gate_activation=config.gate_activation,
         quiet_end=config.quiet_end,
+        strength_noise_ends=config.strength_noise_ends,
     )
 
 

@@ -36,7 +36,14 @@ from keras_neural_memory.experiments.config import (
     UsageError,
 )
 from keras_neural_memory.models import CHOMSKY_MODELS, CONTROLLERS
-from keras_neural_memory.validation import GATE_ACTIVATIONS, QUIET_ENDS, InvalidArgumentError, check_positive_int, check_real
+from keras_neural_memory.validation import (
+    GATE_ACTIVATIONS,
+    QUIET_ENDS,
+    STRENGTH_NOISE_ENDS,
+    InvalidArgumentError,
+    check_positive_int,
+    check_real,
+)
 
 
 def _argument_type(parse, check, noun, **bounds):
@@ -160,6 +167,9 @@ def parser():
                        help="which end of the DeQue starts with low push and pop biases (random, top or bottom; both: "
                             "both ends); "
                             "default: both ends alike, as in the paper")
+    train.add_argument("--strength-noise-ends", choices=STRENGTH_NOISE_ENDS, default="all",
+                       help="which ends of the DeQue get --strength-noise: all (default), or quiet, the end of "
+                       "--quiet-end only")  # fmt: skip
     train.add_argument("--vocab-size", type=positive_int, metavar="SYMBOLS",
                        help="content symbols of the task (ITG tasks: class words, 3 for one per class); "
                        "default: the scale's")  # fmt: skip

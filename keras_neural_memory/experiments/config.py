@@ -19,6 +19,7 @@ from keras_neural_memory.validation import (
     check_gate_activation,
     check_int,
     check_quiet_end,
+    check_strength_noise_ends,
     check_lstm_layers,
     check_positive_int,
     check_real,
@@ -186,6 +187,9 @@ class RunConfig:
             (the paper) or "hard_sigmoid"; memory models only.
         quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
             (both ends alike, the paper), "random", "top", "bottom" or "both".
+        strength_noise_ends: The `DequeCell`'s `strength_noise_ends` (the
+            DeQue only): "all", or "quiet" for `strength_noise` on the quiet
+            end only. "quiet" needs `strength_noise` and `quiet_end`.
         vocab_size: Content symbols of the task (for the ITG tasks, class
             words, e.g. 3 for one word per class, the TFDS configs
             `default_scale_one_word`); None: the scale's. Grefenstette et
@@ -249,6 +253,7 @@ class RunConfig:
     strength_noise_epochs: int | None = None
     gate_activation: str = "sigmoid"
     quiet_end: str | None = None
+    strength_noise_ends: str = "all"
     vocab_size: int | None = None
     rule_probabilities: tuple | None = None
     stack_size: int | None = None
@@ -299,6 +304,10 @@ class RunConfig:
             raise UsageError("--strength-noise-epochs N sets how long --strength-noise lasts; "
                              "add --strength-noise STDDEV, or leave it out")  # fmt: skip
         check_quiet_end(self.quiet_end, self.memory)
+        check_strength_noise_ends(self.strength_noise_ends, self.quiet_end, self.memory)
+        if self.strength_noise_ends != "all" and not self.strength_noise:
+            raise UsageError(f"--strength-noise-ends {self.strength_noise_ends} sets where --strength-noise goes; "
+                             "add --strength-noise STDDEV, or leave it out")  # fmt: skip
         self._check_task_options()
         if self.stop_at_coarse is not None:
             check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
@@ -409,6 +418,8 @@ class RunConfig:
             del record["gate_activation"]
         if record["quiet_end"] is None:
             del record["quiet_end"]
+        if record["strength_noise_ends"] == "all":
+            del record["strength_noise_ends"]
         if record["stack_size"] in (None, CHOMSKY_STACK_SIZE):
             del record["stack_size"]
         if record["validation_examples"] is None:

@@ -72,6 +72,7 @@ def _build_papers_model(setup, config):
             strength_noise=config.strength_noise,
             gate_activation=config.gate_activation,
             quiet_end=config.quiet_end,
+            strength_noise_ends=config.strength_noise_ends,
         )
     if config.gate_activation != "sigmoid":
         raise UsageError(f"task {setup.name} (Hao et al.) takes --gate-activation sigmoid, not {config.gate_activation}")

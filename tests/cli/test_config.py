@@ -38,6 +38,9 @@ def test_settings_are_what_makes_two_runs_the_same_run():
     assert hard["gate_activation"] == "hard_sigmoid" and hard != a.settings()
     quiet = RunConfig("sequence_copy", memory="deque", quiet_end="random").settings()
     assert quiet["quiet_end"] == "random" and "quiet_end" not in RunConfig("sequence_copy", memory="deque").settings()
+    quiet_noise = RunConfig("sequence_copy", memory="deque", quiet_end="random", strength_noise=0.5,
+                            strength_noise_ends="quiet").settings()  # fmt: skip
+    assert quiet_noise["strength_noise_ends"] == "quiet" and "strength_noise_ends" not in quiet
 
 
 @pytest.mark.parametrize(
@@ -55,6 +58,9 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         (dict(memory="lstm", gate_activation="hard_sigmoid"), "`gate_activation` applies to memory models, not memory='lstm'"),
         (dict(memory="deque", quiet_end="left"), "`quiet_end` must be one of None, 'random', 'top', 'bottom'"),
         (dict(memory="queue", quiet_end="random"), "`quiet_end` applies to the DeQue, not memory='queue'"),
+        (dict(memory="deque", strength_noise_ends="loud"), "`strength_noise_ends` must be one of 'all', 'quiet'"),
+        (dict(memory="stack", strength_noise=1.0, strength_noise_ends="quiet"), "`strength_noise_ends` applies to the DeQue"),
+        (dict(memory="deque", strength_noise=1.0, strength_noise_ends="quiet"), "no end starts quiet"),
         (dict(memory="queue", lstm_layers=2), "`lstm_layers` sets the depth of the LSTM baseline, not of memory='queue'"),
         (dict(task="cumulative_xor", memory="lstm", lstm_layers=2), "has models of one controller layer; leave out --lstm-layers 2"),
         (dict(task="sequence_copying"), "unknown task 'sequence_copying'; choose one of: "),

@@ -242,6 +242,39 @@ def test_a_random_quiet_end_is_drawn_from_the_seed():
     assert set(ends) == {0, 1}
 
 
+def test_the_config_records_the_end_drawn_at_random():
+    for seed in range(4):
+        cell = make_cell(DequeCell, quiet_end="random", seed=seed)
+        drawn = cell.get_config()["quiet_end"]
+        assert drawn == ("top", "bottom")[cell.quiet_ends[0]]
+        assert DequeCell.from_config(cell.get_config()).quiet_ends == cell.quiet_ends
+
+
+@pytest.mark.parametrize("quiet_end, noisy_ends", [("top", [0]), ("bottom", [1]), ("both", [0, 1]), ("random", None)])
+def test_strength_noise_on_the_quiet_end_only(quiet_end, noisy_ends):
+    cell = make_cell(DequeCell, quiet_end=quiet_end, strength_noise=1.0, strength_noise_ends="quiet", seed=1)
+    noisy_ends = list(cell.quiet_ends) if noisy_ends is None else noisy_ends
+    noise = keras.ops.convert_to_numpy(cell.draw_strength_noise(np.zeros((3, 7, 5), "float32")))
+    assert noise.shape == (3, 7, 4)
+    # Columns: the push of each end (top, bottom), then the pop of each end.
+    for end in (0, 1):
+        for column in (end, 2 + end):
+            assert (np.abs(noise[..., column]).min() > 0) if end in noisy_ends else not noise[..., column].any()
+    every_end = make_cell(DequeCell, quiet_end=quiet_end, strength_noise=1.0, seed=1)
+    assert np.abs(keras.ops.convert_to_numpy(every_end.draw_strength_noise(np.zeros((3, 7, 5), "float32")))).min() > 0
+
+
+def test_quiet_end_noise_reaches_a_training_step_and_round_trips():
+    cell = make_cell(DequeCell, quiet_end="bottom", strength_noise=1.0, strength_noise_ends="quiet",
+                     gate_activation="hard_sigmoid", seed=0)  # fmt: skip
+    layer = MemoryRNN(cell, return_sequences=True)
+    x = np.random.default_rng(0).normal(size=(2, 6, 3)).astype("float32")
+    inference = keras.ops.convert_to_numpy(layer(x))
+    assert not np.allclose(keras.ops.convert_to_numpy(layer(x, training=True)), inference)
+    clone = MemoryRNN.from_config(layer.get_config())
+    assert clone.cell.strength_noise_ends == "quiet" and clone.cell.quiet_ends == (1,)
+
+
 # ------------------------------------------------------- precision, state
 
 
@@ -323,7 +356,12 @@ def test_bad_arguments_name_the_argument(kwargs, error, name):
 
 @pytest.mark.parametrize(
     "kwargs,error,name",
-    [({"quiet_end": "left"}, ValueError, "quiet_end"), ({"quiet_bias_init": "low"}, TypeError, "quiet_bias_init")],
+    [
+        ({"quiet_end": "left"}, ValueError, "quiet_end"),
+        ({"quiet_bias_init": "low"}, TypeError, "quiet_bias_init"),
+        ({"strength_noise_ends": "loud"}, ValueError, "strength_noise_ends"),
+        ({"strength_noise_ends": "quiet"}, ValueError, "strength_noise_ends='quiet'.*Set quiet_end"),
+    ],
 )
 def test_bad_deque_arguments_name_the_argument(kwargs, error, name):
     with pytest.raises(error, match=name):
