@@ -1,6 +1,7 @@
 """`StrengthNoiseScheduler`: the memory cells' `strength_noise`, epoch by epoch."""
 
 import math
+import numbers
 
 import keras
 
@@ -93,7 +94,7 @@ class StrengthNoiseScheduler(keras.callbacks.Callback):
         for layer in self._layers:
             current = layer.strength_noise
             noise = self.schedule(epoch, current)
-            if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not math.isfinite(noise) or noise < 0:
+            if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or not math.isfinite(noise) or noise < 0:
                 raise InvalidArgumentError(
                     f"StrengthNoiseScheduler: schedule({epoch}, {current}) returned {noise!r}; "
                     "it must return a finite number >= 0"

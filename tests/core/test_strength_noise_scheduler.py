@@ -100,6 +100,14 @@ def test_a_stack_cell_inside_keras_rnn_is_found_too():
     assert cell.strength_noise == 0.0
 
 
+def test_a_schedule_may_return_numpy_numbers():
+    x, y = _data()
+    model = _model()
+    model.fit(x, y, epochs=1, verbose=0, callbacks=[StrengthNoiseScheduler(lambda epoch, noise: np.float32(0.25))])
+    noisy = [layer for layer in model._flatten_layers() if getattr(layer, "strength_noise", 0)]
+    assert noisy and all(type(layer.strength_noise) is float and layer.strength_noise == 0.25 for layer in noisy)
+
+
 def test_a_model_trained_with_a_schedule_saves_and_loads(tmp_path):
     model = _model()
     x, y = _data()
