@@ -88,14 +88,14 @@ class DequeCell(MemoryCell):
         self.quiet_ends = self._draw_quiet_ends()
 
     def _draw_quiet_ends(self):
-        """The indices (0: top, 1: bottom) of the ends that start quiet."""
+        """The indices of the ends that start quiet, in the memory's `pop_ends` order (top, bottom)."""
         if self.quiet_end is None:
             return ()
         if self.quiet_end == "both":
             return (0, 1)
         if self.quiet_end == "random":
             return (int(keras.ops.convert_to_numpy(keras.random.randint((), 0, 2, seed=self.seed))),)
-        return (("top", "bottom").index(self.quiet_end),)
+        return (self.memory.pop_ends.index(self.quiet_end),)
 
     def initial_gate_biases(self):
         """Both ends' `(push, pop)` biases; the quiet ends' are `quiet_bias_init`."""
@@ -116,7 +116,7 @@ class DequeCell(MemoryCell):
     def get_config(self):
         config = super().get_config()
         # A drawn end is recorded, so that a loaded cell adds its noise where the first one did.
-        quiet_end = ("top", "bottom")[self.quiet_ends[0]] if self.quiet_end == "random" else self.quiet_end
+        quiet_end = self.memory.pop_ends[self.quiet_ends[0]] if self.quiet_end == "random" else self.quiet_end
         config.update(
             {"quiet_end": quiet_end, "quiet_bias_init": self.quiet_bias_init, "strength_noise_ends": self.strength_noise_ends}
         )
