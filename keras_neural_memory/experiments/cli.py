@@ -160,6 +160,9 @@ def parser():
     train.add_argument("--strength-noise-epochs", type=positive_int, metavar="EPOCHS",
                        help="train with --strength-noise for the first EPOCHS epochs only, then without; "
                        "default: every epoch")  # fmt: skip
+    train.add_argument("--strength-noise-delay", type=positive_int, metavar="EPOCHS",
+                       help="train without noise for the first EPOCHS epochs, then with --strength-noise; "
+                       "default: noise from the first epoch")  # fmt: skip
     train.add_argument("--gate-activation", choices=GATE_ACTIVATIONS, default="sigmoid",
                        help="activation of the push and pop gates (memory models): sigmoid, as in the paper, "
                             "or hard_sigmoid, which reaches exactly 0 and 1")

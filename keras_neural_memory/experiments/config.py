@@ -183,6 +183,10 @@ class RunConfig:
             this many epochs only, then without (a
             `keras_neural_memory.StrengthNoiseScheduler`); None: every
             epoch. Needs `strength_noise`.
+        strength_noise_delay: Train without noise for the first this many
+            epochs, then with `strength_noise` (up to `strength_noise_epochs`
+            when that is set); None: from the first epoch. Needs
+            `strength_noise`.
         gate_activation: The memory cell's `gate_activation`: "sigmoid"
             (the paper) or "hard_sigmoid"; memory models only.
         quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
@@ -251,6 +255,7 @@ class RunConfig:
     learning_rate: float | None = None
     strength_noise: float = 0.0
     strength_noise_epochs: int | None = None
+    strength_noise_delay: int | None = None
     gate_activation: str = "sigmoid"
     quiet_end: str | None = None
     strength_noise_ends: str = "all"
@@ -284,7 +289,7 @@ class RunConfig:
             object.__setattr__(self, "rule_probabilities", rule_probability_pairs(self.rule_probabilities))
         for name in ("batch_size", "hidden_size", "memory_width", "stack_size", "vocab_size", "epochs", "steps_per_epoch",
                      "validation_examples", "eval_max_length", "eval_sequences", "curriculum_epochs",
-                     "strength_noise_epochs"):  # fmt: skip
+                     "strength_noise_epochs", "strength_noise_delay"):  # fmt: skip
             check_positive_int(name, getattr(self, name), allow_none=True)
         if self.learning_rate is not None:
             check_real("learning_rate", self.learning_rate, above=0)
@@ -303,6 +308,13 @@ class RunConfig:
         if self.strength_noise_epochs is not None and not self.strength_noise:
             raise UsageError("--strength-noise-epochs N sets how long --strength-noise lasts; "
                              "add --strength-noise STDDEV, or leave it out")  # fmt: skip
+        if self.strength_noise_delay is not None:
+            if not self.strength_noise:
+                raise UsageError("--strength-noise-delay N sets when --strength-noise starts; "
+                                 "add --strength-noise STDDEV, or leave it out")  # fmt: skip
+            if self.strength_noise_epochs is not None and self.strength_noise_delay >= self.strength_noise_epochs:
+                raise UsageError(f"--strength-noise-delay {self.strength_noise_delay} leaves no noisy epoch before "
+                                 f"--strength-noise-epochs {self.strength_noise_epochs}; make the delay smaller")  # fmt: skip
         check_quiet_end(self.quiet_end, self.memory)
         check_strength_noise_ends(self.strength_noise_ends, self.quiet_end, self.memory)
         if self.strength_noise_ends != "all" and not self.strength_noise:
@@ -412,8 +424,9 @@ class RunConfig:
         # Options left off are recorded as before they existed, so those runs still match.
         if not record["strength_noise"]:
             del record["strength_noise"]
-        if record["strength_noise_epochs"] is None:
-            del record["strength_noise_epochs"]
+        for key in ("strength_noise_epochs", "strength_noise_delay"):
+            if record[key] is None:
+                del record[key]
         if record["gate_activation"] == "sigmoid":
             del record["gate_activation"]
         if record["quiet_end"] is None:

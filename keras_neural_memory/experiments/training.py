@@ -316,10 +316,13 @@ def _train_in(output, config, setup):
                 setup, "validation", config.validation_examples, config.seed + VALIDATION_SEED_OFFSET, evaluation_batch_size(config)
             )
             validation = {"validation_data": validation_data, "validation_steps": validation_steps}
-        if config.strength_noise_epochs:
-            noise, noisy_epochs = config.strength_noise, config.strength_noise_epochs
-            callbacks.append(StrengthNoiseScheduler(lambda epoch, _: noise if epoch < noisy_epochs else 0.0,
-                                                    verbose=int(config.verbose > 0)))  # fmt: skip
+        if config.strength_noise_epochs or config.strength_noise_delay:
+            noise, first, end = config.strength_noise, config.strength_noise_delay or 0, config.strength_noise_epochs
+
+            def noise_at(epoch, _):
+                return noise if first <= epoch and (end is None or epoch < end) else 0.0
+
+            callbacks.append(StrengthNoiseScheduler(noise_at, verbose=int(config.verbose > 0)))
         if config.stop_at_coarse is not None:
             monitor = "val_coarse_accuracy" if validation else "coarse_accuracy"
             callbacks.append(callbacks_lib.StopWhenLearned(history_path, config.stop_at_coarse, monitor=monitor))

@@ -506,6 +506,24 @@ def test_a_run_with_noise_for_its_first_epochs_records_it_and_trains_the_rest_wi
     assert "strength_noise_epochs" not in RunConfig("sequence_copy", strength_noise=1.0).settings()
 
 
+@pytest.mark.slow
+def test_a_run_with_delayed_noise_trains_its_first_epochs_without_and_records_the_delay(tmp_path, capsys):
+    from keras_neural_memory.experiments import cli
+    from keras_neural_memory.experiments.config import RunConfig
+
+    args = _train_args(tmp_path, "--strength-noise", "1", "--strength-noise-delay", "1", "--strength-noise-epochs", "2")
+    args[args.index("--verbose") + 1] = "2"
+    args[args.index("--epochs") + 1] = "3"
+    assert cli.main(args) == 0
+    printed = capsys.readouterr().out
+    # Off for epoch 1, on for epoch 2 only, off again from epoch 3.
+    for epoch, noise in ((1, "0"), (2, "1"), (3, "0")):
+        assert f"Epoch {epoch}: StrengthNoiseScheduler setting strength noise to {noise}." in printed
+    settings = json.loads((tmp_path / "results.json").read_text())["settings"]
+    assert settings["strength_noise_delay"] == 1 and settings["strength_noise_epochs"] == 2
+    assert "strength_noise_delay" not in RunConfig("sequence_copy", strength_noise=1.0).settings()
+
+
 def test_each_epoch_has_its_own_examples_so_a_resumed_run_sees_the_same_data():
     from keras_neural_memory.experiments import data
 
@@ -611,6 +629,11 @@ def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
         (["train", "--task", "sequence_copy", "--strength-noise-epochs", "0"], "--strength-noise-epochs: must be a positive integer"),
         (["train", "--task", "sequence_copy", "--strength-noise-epochs", "3"],
          "--strength-noise-epochs N sets how long --strength-noise lasts; add --strength-noise STDDEV"),
+        (["train", "--task", "sequence_copy", "--strength-noise-delay", "0"], "--strength-noise-delay: must be a positive integer"),
+        (["train", "--task", "sequence_copy", "--strength-noise-delay", "3"],
+         "--strength-noise-delay N sets when --strength-noise starts; add --strength-noise STDDEV"),
+        (["train", "--task", "sequence_copy", "--strength-noise", "1", "--strength-noise-delay", "3", "--strength-noise-epochs", "3"],
+         "--strength-noise-delay 3 leaves no noisy epoch before --strength-noise-epochs 3; make the delay smaller"),
         (["train", "--task", "sequence_copy", "--curriculum-epochs", "2", "--stop-at-coarse", "0.9"],
          "--stop-at-coarse with --curriculum-epochs needs --validation-examples N"),
         (["train", "--task", "chomsky_hierarchy/reverse_string", "--curriculum-epochs", "2"],
