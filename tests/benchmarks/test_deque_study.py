@@ -3,6 +3,7 @@
 import pathlib
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -46,6 +47,14 @@ def test_the_page_gives_one_command_per_invocation_that_trained_its_runs():
 def test_the_protocol_names_every_learning_rate_of_its_runs():
     rows = [_row("queue", 3, [3], 1.0), _row("queue_lr2e-3", 3, [3], 1.0, learning_rate=2e-3)]
     assert "RMSProp 5e-3 (2e-3 in the conditions named so), batch 10." in deque_study.report(rows)
+
+
+def test_a_run_at_exactly_the_bar_learns_although_float32_holds_it_below():
+    from study_record import learned_row, learns
+
+    assert learns(float(np.float32(475 / 500))) and not learns(float(np.float32(474 / 500)))
+    runs = [{"seed": seed, "batches": 100, "train_coarse": 1.0, "test_coarse": float(np.float32(475 / 500))} for seed in (0, 1)]
+    assert learned_row(runs).startswith("2 / 2 (seeds 0,1)")
 
 
 def test_a_learning_rate_keeps_every_digit_of_its_mantissa():
