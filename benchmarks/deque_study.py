@@ -77,6 +77,12 @@ CONDITIONS = {
         memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5,
         strength_noise_ends="quiet", learning_rate=2e-3,
     ),
+    # Half the noise, at a rate between 2e-3 and 5e-3, with the yardsticks at that rate.
+    "hard_sigmoid_quiet_end_light_noise_lr3e-3": dict(
+        memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.25, learning_rate=3e-3
+    ),
+    "queue_lr3e-3": dict(memory="queue", learning_rate=3e-3),
+    "stack_lr3e-3": dict(memory="stack", learning_rate=3e-3),
 }
 # The seeds of one study: those not used while choosing the conditions.
 STUDY_SEEDS = (3, 4, 5, 6, 7)
