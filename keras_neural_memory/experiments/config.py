@@ -182,7 +182,9 @@ class RunConfig:
         strength_noise_epochs: Train with `strength_noise` for the first
             this many epochs only, then without (a
             `keras_neural_memory.StrengthNoiseScheduler`); None: every
-            epoch. Needs `strength_noise`.
+            epoch. Counted from the first epoch, so with
+            `strength_noise_delay` the noisy epochs are those from the
+            delay up to this. Needs `strength_noise`.
         strength_noise_delay: Train without noise for the first this many
             epochs, then with `strength_noise` (up to `strength_noise_epochs`
             when that is set); None: from the first epoch. Needs
