@@ -72,6 +72,11 @@ CONDITIONS = {
         memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, strength_noise_epochs=10,
         learning_rate=2e-3,
     ),
+    # The same noise after the first 10 epochs only.
+    "hard_sigmoid_quiet_end_late_noise_lr2e-3": dict(
+        memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, strength_noise_delay=10,
+        learning_rate=2e-3,
+    ),
     # The same noise on the quiet end only: it wakes that end with whole strengths; the loud end trains without.
     "hard_sigmoid_quiet_end_quiet_noise_lr2e-3": dict(
         memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5,
