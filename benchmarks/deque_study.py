@@ -46,6 +46,11 @@ TRACED = 50
 # The curriculum conditions' short epochs: 500 batches, source lengths 1-2 growing to 1-13.
 CURRICULUM_EPOCHS = 5
 
+# The DeQue setting most conditions build on: hard-sigmoid gates and a random quiet end.
+HARD_QUIET = dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random")
+# ... with strength noise 0.5 at learning rate 2e-3.
+HARD_QUIET_NOISE = dict(HARD_QUIET, strength_noise=0.5, learning_rate=2e-3)
+
 # A condition: the memory it trains and the options of `neural-memory train` it adds.
 CONDITIONS = {
     "queue": dict(memory="queue"),
@@ -53,39 +58,26 @@ CONDITIONS = {
     "sigmoid": dict(memory="deque"),
     "hard_sigmoid": dict(memory="deque", gate_activation="hard_sigmoid"),
     "quiet_end": dict(memory="deque", quiet_end="random"),
-    "hard_sigmoid_quiet_end": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random"),
+    "hard_sigmoid_quiet_end": HARD_QUIET,
     "stack_hard_sigmoid": dict(memory="stack", gate_activation="hard_sigmoid"),
-    "hard_sigmoid_quiet_both": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="both"),
+    "hard_sigmoid_quiet_both": dict(HARD_QUIET, quiet_end="both"),
     "curriculum": dict(memory="deque", curriculum_epochs=CURRICULUM_EPOCHS),
     "hard_sigmoid_curriculum": dict(memory="deque", gate_activation="hard_sigmoid", curriculum_epochs=CURRICULUM_EPOCHS),
-    "hard_sigmoid_quiet_end_noise": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5),
+    "hard_sigmoid_quiet_end_noise": dict(HARD_QUIET, strength_noise=0.5),
     "hard_sigmoid_noise": dict(memory="deque", gate_activation="hard_sigmoid", strength_noise=0.5),
     # At a smaller learning rate, with the yardsticks at the same rate.
-    "hard_sigmoid_quiet_end_lr2e-3": dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="random", learning_rate=2e-3),
+    "hard_sigmoid_quiet_end_lr2e-3": dict(HARD_QUIET, learning_rate=2e-3),
     "queue_lr2e-3": dict(memory="queue", learning_rate=2e-3),
     "stack_lr2e-3": dict(memory="stack", learning_rate=2e-3),
-    "hard_sigmoid_quiet_end_noise_lr2e-3": dict(
-        memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, learning_rate=2e-3
-    ),
+    "hard_sigmoid_quiet_end_noise_lr2e-3": HARD_QUIET_NOISE,
     # The same noise in the first 10 epochs (1,000 batches) only.
-    "hard_sigmoid_quiet_end_early_noise_lr2e-3": dict(
-        memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, strength_noise_epochs=10,
-        learning_rate=2e-3,
-    ),
+    "hard_sigmoid_quiet_end_early_noise_lr2e-3": dict(HARD_QUIET_NOISE, strength_noise_epochs=10),
     # The same noise after the first 10 epochs only.
-    "hard_sigmoid_quiet_end_late_noise_lr2e-3": dict(
-        memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, strength_noise_delay=10,
-        learning_rate=2e-3,
-    ),
+    "hard_sigmoid_quiet_end_late_noise_lr2e-3": dict(HARD_QUIET_NOISE, strength_noise_delay=10),
     # The same noise on the quiet end only: it wakes that end with whole strengths; the loud end trains without.
-    "hard_sigmoid_quiet_end_quiet_noise_lr2e-3": dict(
-        memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5,
-        strength_noise_ends="quiet", learning_rate=2e-3,
-    ),
+    "hard_sigmoid_quiet_end_quiet_noise_lr2e-3": dict(HARD_QUIET_NOISE, strength_noise_ends="quiet"),
     # Half the noise, at a rate between 2e-3 and 5e-3, with the yardsticks at that rate.
-    "hard_sigmoid_quiet_end_light_noise_lr3e-3": dict(
-        memory="deque", gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.25, learning_rate=3e-3
-    ),
+    "hard_sigmoid_quiet_end_light_noise_lr3e-3": dict(HARD_QUIET, strength_noise=0.25, learning_rate=3e-3),
     "queue_lr3e-3": dict(memory="queue", learning_rate=3e-3),
     "stack_lr3e-3": dict(memory="stack", learning_rate=3e-3),
 }
