@@ -74,6 +74,8 @@ CONDITIONS = {
     "hard_sigmoid_quiet_end_early_noise_lr2e-3": dict(HARD_QUIET_NOISE, strength_noise_epochs=10),
     # The same noise after the first 10 epochs only.
     "hard_sigmoid_quiet_end_late_noise_lr2e-3": dict(HARD_QUIET_NOISE, strength_noise_delay=10),
+    # ... after the first 5 epochs.
+    "hard_sigmoid_quiet_end_noise_after5_lr2e-3": dict(HARD_QUIET_NOISE, strength_noise_delay=5),
     # The same noise on the quiet end only: it wakes that end with whole strengths; the loud end trains without.
     "hard_sigmoid_quiet_end_quiet_noise_lr2e-3": dict(HARD_QUIET_NOISE, strength_noise_ends="quiet"),
     # Half the noise, at a rate between 2e-3 and 5e-3, with the yardsticks at that rate.
