@@ -16,6 +16,11 @@ batches. For each run it records:
   per end, the mean push while the source is read, the pop summed over
   those steps, and the mean push and pop while the target is written.
 
+The condition `train_defaults` is `neural-memory train --task TASK --memory
+deque --seed SEED` as it is, with no other option: the DeQue recipe of
+`config.DEQUE_RECIPE` and the command's own budget (at the default scale,
+10 epochs of 300 batches), with no stopping rule.
+
 The baselines are the Queue-LSTM on copy and the Stack-LSTM on reversal,
 whose batches the DeQue is compared with. Every run resumes where it
 stopped, and a finished run is not retrained (`train`'s guarantees), so
@@ -35,7 +40,7 @@ import argparse
 import pathlib
 import sys
 
-from keras_neural_memory.experiments import data, training
+from keras_neural_memory.experiments import cli, data, training
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import RunConfig
 from marked_part import write_part
@@ -83,6 +88,10 @@ CONDITIONS = {
     "queue_lr3e-3": dict(memory="queue", learning_rate=3e-3),
     "stack_lr3e-3": dict(memory="stack", learning_rate=3e-3),
 }
+# `neural-memory train --memory deque` with nothing else (`train_run`).
+TRAIN_DEFAULTS = "train_defaults"
+# Every condition the study takes, in the order of its tables.
+CONDITION_NAMES = (*CONDITIONS, TRAIN_DEFAULTS)
 # The seeds of one study: those not used while choosing the conditions.
 STUDY_SEEDS = (3, 4, 5, 6, 7)
 # Most epochs of a run, unless `--epochs` says otherwise.
@@ -92,9 +101,9 @@ BASELINES = {"sequence_copy": "queue", "sequence_reversal": "stack"}
 
 
 def condition_name(text):
-    """argparse type: a key of `CONDITIONS`."""
-    if text not in CONDITIONS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(CONDITIONS)}")
+    """argparse type: one of `CONDITION_NAMES`."""
+    if text not in CONDITION_NAMES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(CONDITION_NAMES)}")
     return text
 
 
@@ -102,7 +111,7 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", type=list_of(str), default=list(BASELINES))
     parser.add_argument("--conditions", type=list_of(condition_name), default=["sigmoid", "hard_sigmoid_quiet_end"],
-                        help="DeQue conditions; each task's baseline is added")  # fmt: skip
+                        help=f"DeQue conditions; each task's baseline is added, unless the only one is {TRAIN_DEFAULTS}")  # fmt: skip
     parser.add_argument("--seeds", type=list_of(int), default=list(STUDY_SEEDS))
     parser.add_argument("--scale", choices=tuple(STEPS), default=SCALE,
                         help="the default scale, or the paper's (§4: lengths 8-64, test 65-128, 128 symbols, LSTM 256)")
@@ -118,16 +127,33 @@ def parse_args(argv):
     return args
 
 
-def study_run(args, task, condition, seed):
-    """Trains (or reuses) one run and returns its row of the record."""
-    options = CONDITIONS[condition]
-    # Default-scale runs keep the folders they have always had.
+def run_folder(args, task, condition, seed):
+    """A run's folder; default-scale runs keep the folders they have always had."""
     folder = f"{task}-{condition}-seed{seed}" if args.scale == SCALE else f"{args.scale}-{task}-{condition}-seed{seed}"
+    return str(pathlib.Path(args.runs_dir) / folder)
+
+
+def study_run(args, task, condition, seed):
+    """Trains (or reuses) one run of a condition of `CONDITIONS` and returns its row of the record."""
     config = RunConfig(
         task, scale=args.scale, seed=seed, epochs=args.epochs, steps_per_epoch=STEPS[args.scale], stop_at_coarse=STOP_AT,
-        validation_examples=VALIDATION_EXAMPLES, output_dir=str(pathlib.Path(args.runs_dir) / folder), verbose=0, **options,
+        validation_examples=VALIDATION_EXAMPLES, output_dir=run_folder(args, task, condition, seed), verbose=0,
+        **CONDITIONS[condition],
     )  # fmt: skip
+    return run_row(args, task, condition, seed, config)
+
+
+def train_run(args, task, seed):
+    """Trains (or reuses) `neural-memory train --task TASK --memory deque --seed SEED` and returns its row."""
+    argv = ["train", "--task", task, "--memory", "deque", "--scale", args.scale, "--seed", str(seed),
+            "--output-dir", run_folder(args, task, TRAIN_DEFAULTS, seed), "--verbose", "0"]  # fmt: skip
+    return run_row(args, task, TRAIN_DEFAULTS, seed, cli.train_config(cli.parser().parse_args(argv)))
+
+
+def run_row(args, task, condition, seed, config):
+    """Trains (or reuses) the run of `config` and returns its row of the record."""
     results = training.train(config)
+    budget = config.resolved()
     row = {
         "task": task,
         "condition": condition,
@@ -137,7 +163,7 @@ def study_run(args, task, condition, seed):
         "settings": results["settings"],
         "batches": results["batches"],
         # Stopping before the budget means held-out coarse accuracy reached STOP_AT.
-        "converged": results["batches"] < args.epochs * STEPS[args.scale],
+        "converged": results["batches"] < budget.epochs * budget.steps_per_epoch,
         "train_coarse": results["train_accuracy"]["coarse"],
         "test_coarse": results["test_accuracy"]["coarse"],
         "test_fine": results["test_accuracy"]["fine"],
@@ -148,7 +174,7 @@ def study_run(args, task, condition, seed):
 
         model = keras.saving.load_model(pathlib.Path(results["output_dir"]) / "model.keras")
         setup = data.task_setup(task, args.scale)
-        row["trace"] = drift(model, options["memory"], setup, TRACED)
+        row["trace"] = drift(model, config.memory, setup, TRACED)
     return row
 
 
@@ -157,9 +183,11 @@ def main(argv=None):
     record_path = pathlib.Path(args.record)
     rows = read_rows(record_path)
     for task in args.tasks:
-        for condition in [BASELINES[task], *args.conditions]:
+        # The baseline is what study conditions are measured against; `train_defaults` runs alone are not.
+        baseline = [BASELINES[task]] if set(args.conditions) - {TRAIN_DEFAULTS} else []
+        for condition in [*baseline, *args.conditions]:
             for seed in args.seeds:
-                row = study_run(args, task, condition, seed)
+                row = train_run(args, task, seed) if condition == TRAIN_DEFAULTS else study_run(args, task, condition, seed)
                 rows = add_row(record_path, row, key=lambda r: (r["task"], r["condition"], r["seed"], r["settings"]["scale"]))
                 print(f"{task} {condition} seed {seed}: {row['batches']} batches, "
                       f"train {row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
@@ -175,9 +203,19 @@ def report(rows):
     for scale in STEPS:
         scale_rows = [r for r in rows if r["settings"]["scale"] == scale]
         if scale_rows:
-            lines += [f"- {protocol(scale_rows, scale=scale)}", ""]
+            study_rows = [r for r in scale_rows if r["condition"] != TRAIN_DEFAULTS]
+            lines += [f"- {protocol(study_rows, scale=scale)}", ""]
+            if len(study_rows) < len(scale_rows):
+                lines += [f"- `{TRAIN_DEFAULTS}`: `neural-memory train --task TASK --memory deque --seed SEED` with no other "
+                          f"option, which trains its whole budget ({_budget_text(scale_rows)} batches) without the stopping rule.", ""]  # fmt: skip
             lines += [line for task in BASELINES for line in _task_report(scale, task, [r for r in scale_rows if r["task"] == task])]
     return "\n".join(lines)
+
+
+def _budget_text(rows):
+    """The budgets of the `TRAIN_DEFAULTS` runs among `rows`, "3,000"."""
+    return "/".join(sorted({f"{r['settings']['epochs'] * r['settings']['steps_per_epoch']:,}"
+                            for r in rows if r["condition"] == TRAIN_DEFAULTS}))  # fmt: skip
 
 
 def _task_report(scale, task, task_rows):
@@ -187,10 +225,12 @@ def _task_report(scale, task, task_rows):
     scale_flag = "" if scale == SCALE else f" --scale {scale}"
     # The commands that reproduce these runs: one per set of seeds and budget their conditions were run with.
     invocations = {}
-    for condition in CONDITIONS:
+    for condition in CONDITION_NAMES:
         if condition != BASELINES[task]:
             runs = [r for r in task_rows if r["condition"] == condition]
-            for seeds, epochs in sorted({(tuple(r["invocation_seeds"]), r["settings"]["epochs"]) for r in runs}):
+            # `--epochs` does not change a `TRAIN_DEFAULTS` run, which trains the command's own budget.
+            budget = (lambda r: EPOCHS) if condition == TRAIN_DEFAULTS else (lambda r: r["settings"]["epochs"])
+            for seeds, epochs in sorted({(tuple(r["invocation_seeds"]), budget(r)) for r in runs}):
                 invocations.setdefault((seeds, epochs), []).append(condition)
     commands = [f"`python benchmarks/deque_study.py{scale_flag} --tasks {task} --conditions {','.join(conditions)} "
                 f"--seeds {','.join(map(str, seeds))}{'' if epochs == EPOCHS else f' --epochs {epochs}'}`"
@@ -198,14 +238,14 @@ def _task_report(scale, task, task_rows):
     lines = [f"### {task}" if scale == SCALE else f"### {task}, {scale} scale", "",
              *(line for command in commands for line in (command, "")),
              "| condition | learned | batches (median, range) | train coarse | test coarse |", "|---|--:|--:|--:|--:|"]  # fmt: skip
-    for condition in CONDITIONS:
+    for condition in CONDITION_NAMES:
         runs = sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"])
         if runs:
             lines.append(f"| {condition} | {learned_row(runs)} |")
     lines += ["", "Every run, with its memory trace: each end's mean over 50 training-length strings.", "",
               "| condition | seed | batches | test coarse | end | push (source) | pop before output | push (target) | pop (target) |",
               "|---|--:|--:|--:|---|--:|--:|--:|--:|"]  # fmt: skip
-    for condition in CONDITIONS:
+    for condition in CONDITION_NAMES:
         for r in sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"]):
             ends = ["top", "bottom"] if len(r.get("trace") or []) == 2 else ["-"]
             for name, trace in zip(ends, r.get("trace") or [None]):

@@ -14,6 +14,13 @@ printing coarse and fine accuracy at training and at test lengths, which it
 also writes to `results.json`. A run whose loss becomes NaN exits with
 status 1 and is recorded as diverged.
 
+`--memory deque` on the tasks of Grefenstette et al. trains with
+`config.DEQUE_RECIPE` (hard-sigmoid gates, a random quiet end, strength
+noise 0.5 after the first 500 batches, learning rate 2e-3), with which the
+DeQue-LSTM learns copy and reversal at the default scale; each of its
+options given on the command line replaces the recipe's, and
+`--paper-deque` trains the paper's DeQue instead.
+
 Tasks "chomsky_hierarchy/NAME" follow the protocol of Delétang et al.
 (2023) instead (Adam, batch 128, lengths 1-40) and end by measuring
 accuracy at every length 1-500, written to the run folder as a JSON curve
@@ -34,6 +41,8 @@ from keras_neural_memory.experiments.config import (
     SCALES,
     RunConfig,
     UsageError,
+    deque_recipe,
+    task_layout,
 )
 from keras_neural_memory.models import CHOMSKY_MODELS, CONTROLLERS
 from keras_neural_memory.validation import (
@@ -153,26 +162,30 @@ def parser():
     train.add_argument("--controller", choices=CONTROLLERS, default="lstm", help="controller of Hao et al. tasks")
     train.add_argument("--scale", choices=tuple(SCALES), default="default", help="lengths, vocabulary and sizes")
     train.add_argument("--learning-rate", type=positive_float,
-                       help="default 5e-3, from the paper's grid; on chomsky_hierarchy/ tasks "
+                       help="default 5e-3, from the paper's grid (2e-3 for --memory deque); on chomsky_hierarchy/ tasks "
                        f"{CHOMSKY_PROTOCOL['learning_rate']:g} from {{{','.join(f'{r:g}' for r in CHOMSKY_LEARNING_RATES)}}}")  # fmt: skip
-    train.add_argument("--strength-noise", type=non_negative_float, default=0.0, metavar="STDDEV",
-                       help="Gaussian noise on the push and pop logits while training (memory models; default 0)")
+    train.add_argument("--strength-noise", type=non_negative_float, metavar="STDDEV",
+                       help="Gaussian noise on the push and pop logits while training (memory models; default 0, "
+                       "or 0.5 after the first 500 batches for --memory deque)")  # fmt: skip
     train.add_argument("--strength-noise-epochs", type=positive_int, metavar="EPOCHS",
                        help="train with --strength-noise for the first EPOCHS epochs only, then without; "
                        "default: every epoch")  # fmt: skip
     train.add_argument("--strength-noise-delay", type=positive_int, metavar="EPOCHS",
                        help="train without noise for the first EPOCHS epochs, then with --strength-noise; "
                        "default: noise from the first epoch")  # fmt: skip
-    train.add_argument("--gate-activation", choices=GATE_ACTIVATIONS, default="sigmoid",
-                       help="activation of the push and pop gates (memory models): sigmoid, as in the paper, "
-                            "or hard_sigmoid, which reaches exactly 0 and 1")
+    train.add_argument("--gate-activation", choices=GATE_ACTIVATIONS,
+                       help="activation of the push and pop gates (memory models): sigmoid, as in the paper "
+                            "(default), or hard_sigmoid, which reaches exactly 0 and 1 (default for --memory deque)")
     train.add_argument("--quiet-end", choices=QUIET_ENDS[1:],
                        help="which end of the DeQue starts with low push and pop biases (random, top or bottom; both: "
                             "both ends); "
-                            "default: both ends alike, as in the paper")
+                            "default: both ends alike, as in the paper; random for --memory deque")
     train.add_argument("--strength-noise-ends", choices=STRENGTH_NOISE_ENDS, default="all",
                        help="which ends of the DeQue get --strength-noise: all (default), or quiet, the end of "
                        "--quiet-end only")  # fmt: skip
+    train.add_argument("--paper-deque", action="store_true",
+                       help="--memory deque: train the paper's DeQue (sigmoid gates, both ends alike, no noise, "
+                       "learning rate 5e-3) instead of adding the recipe with which it learns copy and reversal")  # fmt: skip
     train.add_argument("--vocab-size", type=positive_int, metavar="SYMBOLS",
                        help="content symbols of the task (ITG tasks: class words, 3 for one per class); "
                        "default: the scale's")  # fmt: skip
@@ -235,9 +248,7 @@ def parser():
 def cmd_train(args):
     from keras_neural_memory.experiments import training
 
-    # Every field of RunConfig is an option of `train`, under the same name.
-    config = RunConfig(**{field.name: getattr(args, field.name) for field in dataclasses.fields(RunConfig)})
-    results = training.train(config)
+    results = training.train(train_config(args))
     output = pathlib.Path(results["output_dir"])
     if results["diverged"]:
         print(f"neural-memory train: error: the loss became NaN after {results['batches']:,} batches; "
@@ -257,6 +268,41 @@ def cmd_train(args):
         print(f"{split:5s} {lengths[0]:>3d}-{lengths[1]:<4d}{accuracy['coarse']:8.3f}{accuracy['fine']:8.3f}{accuracy['masked']:8.3f}")
     print(f"model: {output / 'model.keras'}\nresults: {output / 'results.json'}")
     return 0
+
+
+def train_config(args):
+    """The `RunConfig` of parsed `train` arguments, with `DEQUE_RECIPE` where it applies.
+
+    Every field of `RunConfig` is an option of `train`, under the same name.
+    `--memory deque` on a task of Grefenstette et al. takes the recipe's
+    value of each option it leaves out (and the recipe's noise delay only
+    with the recipe's noise), unless `--paper-deque`; every other run
+    takes `RunConfig`'s defaults.
+
+    Raises:
+        UsageError: `--paper-deque` without `--memory deque`, or the
+            options make no valid `RunConfig`.
+    """
+    options = {field.name: getattr(args, field.name) for field in dataclasses.fields(RunConfig)}
+    if args.paper_deque and args.memory != "deque":
+        raise UsageError(f"--paper-deque chooses the DeQue's settings, not those of --memory {args.memory}; leave it out")
+    if args.memory == "deque" and not args.paper_deque and task_layout(args.task) == "joint":
+        recipe = deque_recipe(args.steps_per_epoch or SCALES[args.scale]["steps"])
+        if args.strength_noise is not None:  # the user's noise, on the user's schedule
+            del recipe["strength_noise_delay"]
+        options.update({name: value for name, value in recipe.items() if options[name] is None})
+        print(f"note: --memory deque trains with {_recipe_text(options)}; --paper-deque for the paper's DeQue", flush=True)
+    defaults = {field.name: field.default for field in dataclasses.fields(RunConfig)}
+    return RunConfig(**{name: defaults[name] if value is None else value for name, value in options.items()})
+
+
+def _recipe_text(options):
+    """The recipe's options as `train_config` resolved them, in words."""
+    noise = f"strength noise {options['strength_noise']:g}" if options["strength_noise"] else "no strength noise"
+    if options["strength_noise"] and options["strength_noise_delay"]:
+        noise += f" from epoch {options['strength_noise_delay'] + 1}"
+    return (f"{options['gate_activation'] or 'sigmoid'} gates, quiet end {options['quiet_end'] or 'none'}, {noise}, "
+            f"learning rate {options['learning_rate']:g}")  # fmt: skip
 
 
 def cmd_evaluate(args):

@@ -75,6 +75,16 @@ PAPER_HIDDEN_SIZES = (256, 512)
 PAPER_LEARNING_RATES = (5e-3, 1e-3, 5e-4, 1e-4, 5e-5)
 
 
+# What `neural-memory train --memory deque` adds on the tasks of Grefenstette
+# et al. unless given `--paper-deque`: the settings with which the DeQue-LSTM
+# learns copy and reversal at the default scale (docs/results/deque.md, the
+# condition `hard_sigmoid_quiet_end_noise_after5_lr2e-3`), where with the
+# paper's it learns no copy. Its strength noise starts after the first
+# `DEQUE_RECIPE_QUIET_BATCHES` batches, rounded up to whole epochs.
+DEQUE_RECIPE = dict(gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, learning_rate=2e-3)
+DEQUE_RECIPE_QUIET_BATCHES = 500
+
+
 class UsageError(ValueError):
     """A user's mistake: the command line prints it as one line and exits with status 2."""
 
@@ -95,6 +105,22 @@ def model_kind(name):
     if name in ("stack", "queue", "deque"):
         return name, 1
     raise UsageError(f"unknown model {name!r}; use 'lstmN' (N layers), 'stack', 'queue' or 'deque'")
+
+
+def deque_recipe(steps_per_epoch):
+    """`DEQUE_RECIPE` for epochs of `steps_per_epoch` batches, as `RunConfig` keyword arguments.
+
+    The noise starts at the first epoch that begins after
+    `DEQUE_RECIPE_QUIET_BATCHES` batches (`strength_noise_delay`).
+
+    Example:
+
+    >>> config = RunConfig("sequence_copy", memory="deque", steps_per_epoch=300, **deque_recipe(300))
+    >>> config.gate_activation, config.quiet_end, config.strength_noise, config.strength_noise_delay
+    ('hard_sigmoid', 'random', 0.5, 2)
+    """
+    check_positive_int("steps_per_epoch", steps_per_epoch)
+    return dict(DEQUE_RECIPE, strength_noise_delay=-(-DEQUE_RECIPE_QUIET_BATCHES // steps_per_epoch))
 
 
 def is_chomsky_task(task):

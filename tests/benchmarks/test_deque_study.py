@@ -44,6 +44,20 @@ def test_the_page_gives_one_command_per_invocation_that_trained_its_runs():
     assert "RMSProp 5e-3, batch 10" in default
 
 
+def test_the_train_command_s_runs_have_their_own_command_and_budget_and_leave_the_protocol_alone():
+    defaults = [{**_row("train_defaults", seed, [13, 14], test, epochs=10), "batches": 3000, "converged": False}
+                for seed, test in ((13, 1.0), (14, 0.5))]  # fmt: skip
+    for row in defaults:
+        row["settings"].update(steps_per_epoch=300, learning_rate=2e-3)
+    text = deque_study.report([_row("queue", 3, [3], 1.0), *defaults])
+    # The command gives no --epochs: the train command's own budget is not the study's.
+    assert "`python benchmarks/deque_study.py --tasks sequence_copy --conditions train_defaults --seeds 13,14`" in text
+    assert "| train_defaults | 1 / 2 (seeds 13,14) | 3,000 (3,000-3,000) | 1.000 | 0.500-1.000 |" in text
+    assert "with no other option, which trains its whole budget (3,000 batches) without the stopping rule" in text
+    # The study's protocol sentence speaks of its own runs only: one rate, its budget.
+    assert "RMSProp 5e-3, batch 10" in text and "budget of 6,000 batches" in text
+
+
 def test_the_protocol_names_every_learning_rate_of_its_runs():
     rows = [_row("queue", 3, [3], 1.0), _row("queue_lr2e-3", 3, [3], 1.0, learning_rate=2e-3)]
     assert "RMSProp 5e-3 (2e-3 in the conditions named so), batch 10." in deque_study.report(rows)

@@ -524,6 +524,51 @@ def test_a_run_with_delayed_noise_trains_its_first_epochs_without_and_records_th
     assert "strength_noise_delay" not in RunConfig("sequence_copy", strength_noise=1.0).settings()
 
 
+@pytest.mark.parametrize(
+    "flags, expected",
+    [
+        # The recipe, its noise after the first 500 batches: from epoch 3 of the default scale's 300 batches.
+        ([], dict(gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, strength_noise_delay=2,
+                  learning_rate=2e-3)),
+        (["--steps-per-epoch", "100"], dict(strength_noise_delay=5)),
+        (["--scale", "paper"], dict(strength_noise_delay=1)),
+        # An option given replaces the recipe's, and the rest of the recipe stays.
+        (["--learning-rate", "5e-3"], dict(learning_rate=5e-3, gate_activation="hard_sigmoid", strength_noise_delay=2)),
+        (["--gate-activation", "sigmoid"], dict(gate_activation="sigmoid", quiet_end="random")),
+        # The user's noise comes on the user's schedule.
+        (["--strength-noise", "0"], dict(strength_noise=0.0, strength_noise_delay=None, quiet_end="random")),
+        (["--strength-noise", "0.25"], dict(strength_noise=0.25, strength_noise_delay=None)),
+        (["--strength-noise-delay", "4"], dict(strength_noise=0.5, strength_noise_delay=4)),
+        (["--paper-deque"], dict(gate_activation="sigmoid", quiet_end=None, strength_noise=0.0, strength_noise_delay=None,
+                                 learning_rate=None)),
+        (["--paper-deque", "--quiet-end", "top"], dict(gate_activation="sigmoid", quiet_end="top", learning_rate=None)),
+    ],
+)
+def test_train_gives_the_deque_its_recipe_unless_told_otherwise(flags, expected, capsys):
+    from keras_neural_memory.experiments import cli
+
+    config = cli.train_config(cli.parser().parse_args(["train", "--task", "sequence_copy", "--memory", "deque", *flags]))
+    assert {name: getattr(config, name) for name in expected} == expected
+    printed = capsys.readouterr().out
+    assert ("--paper-deque for the paper's DeQue" in printed) == ("--paper-deque" not in flags)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--task", "sequence_copy"],
+        ["--task", "sequence_copy", "--memory", "queue"],
+        ["--task", "chomsky_hierarchy/reverse_string", "--memory", "deque"],
+    ],
+)
+def test_train_leaves_other_runs_at_their_defaults(argv):
+    from keras_neural_memory.experiments import cli
+    from keras_neural_memory.experiments.config import RunConfig
+
+    config = cli.train_config(cli.parser().parse_args(["train", *argv]))
+    assert config == RunConfig(**{name: getattr(config, name) for name in ("task", "memory")}, output_dir=None, seed=0)
+
+
 def test_each_epoch_has_its_own_examples_so_a_resumed_run_sees_the_same_data():
     from keras_neural_memory.experiments import data
 
@@ -614,10 +659,14 @@ def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
         (["train", "--task", "sequence_copy", "--memory", "lstm", "--gate-activation", "hard_sigmoid"], "applies to memory models"),
         (["train", "--task", "cumulative_xor", "--gate-activation", "hard_sigmoid"], "takes --gate-activation sigmoid"),
         (["train", "--task", "sequence_copy", "--memory", "stack", "--quiet-end", "random"], "applies to the DeQue"),
-        (["train", "--task", "sequence_copy", "--memory", "deque", "--quiet-end", "random", "--strength-noise-ends", "quiet"],
+        (["train", "--task", "sequence_copy", "--memory", "deque", "--paper-deque", "--quiet-end", "random",
+          "--strength-noise-ends", "quiet"],
          "--strength-noise-ends quiet sets where --strength-noise goes; add --strength-noise STDDEV"),
-        (["train", "--task", "sequence_copy", "--memory", "deque", "--strength-noise", "1", "--strength-noise-ends", "quiet"],
+        (["train", "--task", "sequence_copy", "--memory", "deque", "--paper-deque", "--strength-noise", "1",
+          "--strength-noise-ends", "quiet"],
          "no end starts quiet"),
+        (["train", "--task", "sequence_copy", "--memory", "queue", "--paper-deque"],
+         "--paper-deque chooses the DeQue's settings, not those of --memory queue; leave it out"),
         (["train", "--task", "sequence_copy", "--strength-noise-ends", "loud"], "--strength-noise-ends: invalid choice"),
         (["train", "--task", "sequence_copy", "--lstm-layers", "4"], "`lstm_layers` sets the depth of the LSTM baseline, not of memory='stack'"),
         (["reproduce", "--seeds", "0,x"], "--seeds/--seed: 'x' in '0,x' is not an integer"),
