@@ -23,7 +23,8 @@ deque --seed SEED` as it is, with no other option: the DeQue recipe of
 
 The baselines are the Queue-LSTM on copy and the Stack-LSTM on reversal,
 whose batches the DeQue is compared with. Every run resumes where it
-stopped, and a finished run is not retrained (`train`'s guarantees), so
+stopped, and a finished run is not retrained (`train`'s guarantees), nor is
+a run the record holds with the same settings, even without its folder; so
 starting the same command again only does what is missing.
 
 It writes every run to `--record` (JSON, written atomically) and the
@@ -133,25 +134,26 @@ def run_folder(args, task, condition, seed):
     return str(pathlib.Path(args.runs_dir) / folder)
 
 
-def study_run(args, task, condition, seed):
-    """Trains (or reuses) one run of a condition of `CONDITIONS` and returns its row of the record."""
-    config = RunConfig(
+def run_config(args, task, condition, seed):
+    """The `RunConfig` of one run: a condition of `CONDITIONS` under the study's protocol, or `TRAIN_DEFAULTS`."""
+    folder = run_folder(args, task, condition, seed)
+    if condition == TRAIN_DEFAULTS:  # `neural-memory train --task TASK --memory deque --seed SEED`, as it is
+        argv = ["train", "--task", task, "--memory", "deque", "--scale", args.scale, "--seed", str(seed),
+                "--output-dir", folder, "--verbose", "0"]  # fmt: skip
+        return cli.train_config(cli.parser().parse_args(argv))
+    return RunConfig(
         task, scale=args.scale, seed=seed, epochs=args.epochs, steps_per_epoch=STEPS[args.scale], stop_at_coarse=STOP_AT,
-        validation_examples=VALIDATION_EXAMPLES, output_dir=run_folder(args, task, condition, seed), verbose=0,
-        **CONDITIONS[condition],
+        validation_examples=VALIDATION_EXAMPLES, output_dir=folder, verbose=0, **CONDITIONS[condition],
     )  # fmt: skip
-    return run_row(args, task, condition, seed, config)
 
 
-def train_run(args, task, seed):
-    """Trains (or reuses) `neural-memory train --task TASK --memory deque --seed SEED` and returns its row."""
-    argv = ["train", "--task", task, "--memory", "deque", "--scale", args.scale, "--seed", str(seed),
-            "--output-dir", run_folder(args, task, TRAIN_DEFAULTS, seed), "--verbose", "0"]  # fmt: skip
-    return run_row(args, task, TRAIN_DEFAULTS, seed, cli.train_config(cli.parser().parse_args(argv)))
+def row_key(row):
+    """What identifies a run in the record."""
+    return row["task"], row["condition"], row["seed"], row["settings"]["scale"]
 
 
 def run_row(args, task, condition, seed, config):
-    """Trains (or reuses) the run of `config` and returns its row of the record."""
+    """Trains (or reuses, from its folder) the run of `config` and returns its row of the record."""
     results = training.train(config)
     budget = config.resolved()
     row = {
@@ -187,8 +189,12 @@ def main(argv=None):
         baseline = [BASELINES[task]] if set(args.conditions) - {TRAIN_DEFAULTS} else []
         for condition in [*baseline, *args.conditions]:
             for seed in args.seeds:
-                row = train_run(args, task, seed) if condition == TRAIN_DEFAULTS else study_run(args, task, condition, seed)
-                rows = add_row(record_path, row, key=lambda r: (r["task"], r["condition"], r["seed"], r["settings"]["scale"]))
+                config = run_config(args, task, condition, seed)
+                settings = config.resolved().settings()
+                # A run recorded with these settings is not retrained, even where its folder is gone.
+                recorded = [r for r in rows if row_key(r) == (task, condition, seed, args.scale) and r["settings"] == settings]
+                row = recorded[0] if recorded else run_row(args, task, condition, seed, config)
+                rows = add_row(record_path, row, key=row_key)
                 print(f"{task} {condition} seed {seed}: {row['batches']} batches, "
                       f"train {row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
     if args.output:

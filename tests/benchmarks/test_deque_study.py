@@ -88,3 +88,23 @@ def test_bad_arguments_name_the_choices(args, message, capsys):
     with pytest.raises(SystemExit) as exit:
         deque_study.parse_args(args)
     assert exit.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_run_the_record_holds_with_the_same_settings_is_not_retrained(tmp_path, monkeypatch):
+    import json
+
+    args = ["--tasks", "sequence_copy", "--conditions", "hard_sigmoid_quiet_end", "--seeds", "3",
+            "--runs-dir", str(tmp_path / "runs"), "--record", str(tmp_path / "record.json"), "--output", ""]  # fmt: skip
+    parsed = deque_study.parse_args(args)
+    rows = []
+    for condition in ("queue", "hard_sigmoid_quiet_end"):
+        settings = deque_study.run_config(parsed, "sequence_copy", condition, 3).resolved().settings()
+        rows.append({**_row(condition, 3, [3], 1.0), "settings": settings})
+    (tmp_path / "record.json").write_text(json.dumps(rows))
+    trained = []
+    monkeypatch.setattr(deque_study, "run_row", lambda *a: trained.append(a[2]) or rows[0])
+    deque_study.main(args)
+    assert trained == []  # both runs came from the record, although no run folder exists
+    # Other settings (here a longer budget) make another run, which is trained.
+    deque_study.main([*args, "--epochs", "70"])
+    assert trained == ["queue", "hard_sigmoid_quiet_end"]
