@@ -89,7 +89,7 @@ CONDITIONS = {
     "queue_lr3e-3": dict(memory="queue", learning_rate=3e-3),
     "stack_lr3e-3": dict(memory="stack", learning_rate=3e-3),
 }
-# `neural-memory train --memory deque` with nothing else (`train_run`).
+# `neural-memory train --memory deque` with nothing else (`run_config`).
 TRAIN_DEFAULTS = "train_defaults"
 # Every condition the study takes, in the order of its tables.
 CONDITION_NAMES = (*CONDITIONS, TRAIN_DEFAULTS)

@@ -287,7 +287,8 @@ def train_config(args):
     if args.paper_deque and args.memory != "deque":
         raise UsageError(f"--paper-deque chooses the DeQue's settings, not those of --memory {args.memory}; leave it out")
     if args.memory == "deque" and not args.paper_deque and task_layout(args.task) == "joint":
-        recipe = deque_recipe(args.steps_per_epoch or SCALES[args.scale]["steps"])
+        steps = RunConfig(args.task, scale=args.scale, steps_per_epoch=args.steps_per_epoch).resolved().steps_per_epoch
+        recipe = deque_recipe(steps)
         if args.strength_noise is not None:  # the user's noise, on the user's schedule
             del recipe["strength_noise_delay"]
         options.update({name: value for name, value in recipe.items() if options[name] is None})

@@ -110,8 +110,8 @@ def model_kind(name):
 def deque_recipe(steps_per_epoch):
     """`DEQUE_RECIPE` for epochs of `steps_per_epoch` batches, as `RunConfig` keyword arguments.
 
-    The noise starts at the first epoch that begins after
-    `DEQUE_RECIPE_QUIET_BATCHES` batches (`strength_noise_delay`).
+    The noise starts after the first `DEQUE_RECIPE_QUIET_BATCHES` batches,
+    rounded up to whole epochs (`strength_noise_delay`).
 
     Example:
 
