@@ -36,6 +36,9 @@ import sys
 from keras_neural_memory.experiments.config import (
     CHOMSKY_LEARNING_RATES,
     CHOMSKY_PROTOCOL,
+    DEFAULT_LEARNING_RATE,
+    DEQUE_RECIPE,
+    DEQUE_RECIPE_QUIET_BATCHES,
     PAPER_LEARNING_RATES,
     PAPER_MODELS,
     SCALES,
@@ -162,11 +165,13 @@ def parser():
     train.add_argument("--controller", choices=CONTROLLERS, default="lstm", help="controller of Hao et al. tasks")
     train.add_argument("--scale", choices=tuple(SCALES), default="default", help="lengths, vocabulary and sizes")
     train.add_argument("--learning-rate", type=positive_float,
-                       help="default 5e-3, from the paper's grid (2e-3 for --memory deque); on chomsky_hierarchy/ tasks "
+                       help=f"default {DEFAULT_LEARNING_RATE:g}, from the paper's grid ({DEQUE_RECIPE['learning_rate']:g} for "
+                       "--memory deque); on chomsky_hierarchy/ tasks "
                        f"{CHOMSKY_PROTOCOL['learning_rate']:g} from {{{','.join(f'{r:g}' for r in CHOMSKY_LEARNING_RATES)}}}")  # fmt: skip
     train.add_argument("--strength-noise", type=non_negative_float, metavar="STDDEV",
                        help="Gaussian noise on the push and pop logits while training (memory models; default 0, "
-                       "or 0.5 after the first 500 batches for --memory deque)")  # fmt: skip
+                       f"or {DEQUE_RECIPE['strength_noise']:g} after the first {DEQUE_RECIPE_QUIET_BATCHES} batches "
+                       "for --memory deque)")  # fmt: skip
     train.add_argument("--strength-noise-epochs", type=positive_int, metavar="EPOCHS",
                        help="train with --strength-noise for the first EPOCHS epochs only, then without; "
                        "default: every epoch")  # fmt: skip
@@ -185,7 +190,8 @@ def parser():
                        "--quiet-end only")  # fmt: skip
     train.add_argument("--paper-deque", action="store_true",
                        help="--memory deque: train the paper's DeQue (sigmoid gates, both ends alike, no noise, "
-                       "learning rate 5e-3) instead of adding the recipe with which it learns copy and reversal")  # fmt: skip
+                       f"learning rate {DEFAULT_LEARNING_RATE:g}) instead of adding the recipe with which it learns "
+                       "copy and reversal")  # fmt: skip
     train.add_argument("--vocab-size", type=positive_int, metavar="SYMBOLS",
                        help="content symbols of the task (ITG tasks: class words, 3 for one per class); "
                        "default: the scale's")  # fmt: skip
@@ -298,11 +304,11 @@ def train_config(args):
 
 
 def _recipe_text(options):
-    """The recipe's options as `train_config` resolved them, in words."""
+    """The recipe's options as `train_config` filled them in, in words."""
     noise = f"strength noise {options['strength_noise']:g}" if options["strength_noise"] else "no strength noise"
     if options["strength_noise"] and options["strength_noise_delay"]:
         noise += f" from epoch {options['strength_noise_delay'] + 1}"
-    return (f"{options['gate_activation'] or 'sigmoid'} gates, quiet end {options['quiet_end'] or 'none'}, {noise}, "
+    return (f"{options['gate_activation']} gates, quiet end {options['quiet_end']}, {noise}, "
             f"learning rate {options['learning_rate']:g}")  # fmt: skip
 
 
