@@ -49,7 +49,7 @@ import numpy as np
 from keras_neural_memory.experiments import chomsky
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import CHOMSKY_LEARNING_RATES, CHOMSKY_PROTOCOL, RunConfig
-from keras_neural_memory.experiments.files import write_atomically
+from keras_neural_memory.experiments.run_folder import write_atomically
 from keras_neural_memory.experiments.training import device_description
 from marked_part import write_part
 from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASKS, evaluation_batches, training_batches

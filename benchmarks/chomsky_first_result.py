@@ -44,7 +44,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from keras_neural_memory.experiments import chomsky  # noqa: E402
-from keras_neural_memory.experiments.files import write_atomically  # noqa: E402
+from keras_neural_memory.experiments.run_folder import write_atomically  # noqa: E402
 from keras_neural_memory.models import CHOMSKY_STACK_SIZE  # noqa: E402
 from marked_part import write_part  # noqa: E402
 

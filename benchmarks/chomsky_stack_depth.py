@@ -34,8 +34,7 @@ import numpy as np
 from keras_neural_memory import models
 from keras_neural_memory.experiments import chomsky
 from keras_neural_memory.experiments.cli import list_of, positive_int
-from keras_neural_memory.experiments.evaluation import load_run
-from keras_neural_memory.experiments.files import write_atomically
+from keras_neural_memory.experiments.run_folder import load_run, write_atomically
 from marked_part import write_part
 
 
@@ -107,7 +106,8 @@ def main(argv=None):
         stack_sizes = [size for size in args.stack_sizes if size not in measured]
         if not stack_sizes:
             continue
-        trained, record, _ = load_run(run)
+        loaded = load_run(run)
+        trained, record = loaded.model, loaded.record
         trained_stack_size = record["settings"].get("stack_size", models.CHOMSKY_STACK_SIZE)
         record["output_dir"] = run
         setup = chomsky.task_setup(record["task"])

@@ -66,12 +66,14 @@ def main() -> None:
 
     from keras_neural_memory.experiments import data, evaluation
     from keras_neural_memory.experiments.config import UsageError
+    from keras_neural_memory.experiments.run_folder import load_run
     from tfds_tasks import generators, joint
 
     try:
-        model, recorded, source = evaluation.load_run(args.run)
+        loaded = load_run(args.run)
     except UsageError as error:
         parser.error(str(error))
+    model, recorded = loaded.model, loaded.record
     if "task" not in recorded:
         parser.error(f"{args.run} has no results.json or settings.json naming its task; pass a run folder written by `neural-memory train`")
     scale = recorded.get("scale", "default")
@@ -106,7 +108,7 @@ def main() -> None:
             index += 1
 
     print(f"{recorded['task']}, {args.split} lengths, {args.examples} examples (seed {args.seed}), "
-          f"model {source}: {sum(wrong_counts.values())} wrong under teacher forcing\n")
+          f"model {loaded.source}: {sum(wrong_counts.values())} wrong under teacher forcing\n")
     print(share_table("wrong symbols", wrong_counts) + "\n")
     print(share_table("first wrong target position (0 = first)", first_wrong) + "\n")
     print(share_table("first wrong symbol's class, expected -> predicted", confusions) + "\n")

@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from marked_part import write_part  # noqa: E402
 
-from keras_neural_memory.experiments.files import write_atomically  # noqa: E402
+from keras_neural_memory.experiments.run_folder import write_atomically  # noqa: E402
 from tfds_tasks import generators  # noqa: E402
 from tfds_tasks.generators.base import derive_seed  # noqa: E402
 from tfds_tasks.generators.itg import SyncGrammar, split_vocabulary  # noqa: E402

@@ -28,7 +28,7 @@ import sys
 from keras_neural_memory.experiments import training
 from keras_neural_memory.experiments.cli import list_of, positive_float, positive_int
 from keras_neural_memory.experiments.config import SCALES, RunConfig
-from keras_neural_memory.experiments.files import write_atomically
+from keras_neural_memory.experiments.run_folder import write_atomically
 from marked_part import write_part
 
 SCALE, STEPS_PER_EPOCH, THRESHOLDS = "default", 300, (0.5, 0.9)

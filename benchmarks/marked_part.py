@@ -5,7 +5,7 @@ the hand-written text around them is kept. A page without the markers gets
 the part appended; a new page gets `title` and the part.
 """
 
-from keras_neural_memory.experiments.files import write_atomically
+from keras_neural_memory.experiments.run_folder import write_atomically
 
 
 def markers(writer):

@@ -47,7 +47,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from keras_neural_memory import BufferedStackRNN, LinearController  # noqa: E402
-from keras_neural_memory.experiments.files import write_atomically  # noqa: E402
+from keras_neural_memory.experiments.run_folder import write_atomically  # noqa: E402
 from keras_neural_memory.metrics import MaskedAccuracy  # noqa: E402
 from keras_neural_memory.models import build_hao_model  # noqa: E402
 from tfds_tasks import generators, make_aligned_sequence  # noqa: E402

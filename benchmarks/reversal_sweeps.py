@@ -20,7 +20,7 @@ import pathlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-from keras_neural_memory.experiments import evaluation, files  # noqa: E402
+from keras_neural_memory.experiments import evaluation, run_folder  # noqa: E402
 
 OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "docs" / "results" / "reversal_sweeps.json"
 
@@ -45,7 +45,7 @@ def main():
             sweeps.append({"task": "sequence_reversal", "plan_model": model, "seed": seed,
                            "learning_rate": recorded["learning_rate"], "train_lengths": recorded["train_lengths"],
                            "sweep": report["sweep"]})  # fmt: skip
-            files.write_atomically(output, json.dumps(sweeps, indent=2))
+            run_folder.write_atomically(output, json.dumps(sweeps, indent=2))
 
 
 if __name__ == "__main__":

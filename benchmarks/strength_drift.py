@@ -21,7 +21,7 @@ both phases. A DeQue gets a row per end, top and bottom. Each figure is the
 mean over `--examples` strings.
 
 A run that has not finished is traced at its last backed-up epoch (see
-`evaluation.load_run`).
+`run_folder.load_run`).
 
 Usage:
     KERAS_BACKEND=jax python benchmarks/strength_drift.py RUN_DIR [--lengths 64,128,160] [--examples 20]
@@ -36,6 +36,7 @@ import numpy as np
 from keras_neural_memory.experiments import data, evaluation
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import UsageError
+from keras_neural_memory.experiments.run_folder import load_run
 from keras_neural_memory.models import MEMORY_KINDS
 
 # The kinds that have a memory to trace ("lstm" has none).
@@ -97,19 +98,19 @@ def main(argv=None):
     parser.add_argument("--examples", type=positive_int, default=20, help="strings per length")
     args = parser.parse_args(argv)
     try:
-        model, results, source = evaluation.load_run(args.run)
+        loaded = load_run(args.run)
     except UsageError as error:
         parser.error(str(error))
-    settings = results.get("settings")
+    model, settings = loaded.model, loaded.record.get("settings")
     if not settings or settings.get("memory") not in TRACEABLE:
         parser.error(f"{args.run!r} is not a run of a memory model (its results.json or settings.json names none); pass a stack, queue or deque run")
     memory = settings["memory"]
-    print(f"{memory} on {settings['task']} ({settings['scale']} scale), {args.examples} strings per length; {source}")
+    print(f"{memory} on {settings['task']} ({settings['scale']} scale), {args.examples} strings per length; {loaded.source}")
     ends = [""] if memory != "deque" else [", top", ", bottom"]
     figures = {}
     for length in args.lengths:
         setup = data.task_setup(settings["task"], settings["scale"], train_lengths=(length, length),
-                                **evaluation.run_grammar(results))  # fmt: skip
+                                **evaluation.run_grammar(loaded.record))  # fmt: skip
         figures[length] = drift(model, memory, setup, args.examples)
     print("| source length | push (source) | pop before output | fraction |")
     print("|--:|--:|--:|--:|")

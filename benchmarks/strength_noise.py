@@ -42,7 +42,7 @@ import numpy as np
 from keras_neural_memory.experiments import data, evaluation, training
 from keras_neural_memory.experiments.cli import list_of, non_negative_float, positive_float, positive_int
 from keras_neural_memory.experiments.config import SCALES, RunConfig
-from keras_neural_memory.experiments.files import write_atomically
+from keras_neural_memory.experiments.run_folder import write_atomically
 from marked_part import write_part
 from strength_drift import TRACEABLE, fraction, traces
 

@@ -11,7 +11,7 @@ import json
 import numpy as np
 
 from keras_neural_memory.experiments.config import SCALES
-from keras_neural_memory.experiments.files import write_atomically
+from keras_neural_memory.experiments.run_folder import write_atomically
 
 #: A run *learns* its task when its test coarse accuracy is at least this.
 LEARNED = 0.95

@@ -12,11 +12,12 @@ papers' tasks, and backs the `neural-memory` command:
 * `evaluation`: a saved run at any lengths;
 * `reproduce`: the paper's results table over a grid of runs;
 * `hypermodel`: the paper's grid as a keras-tuner `HyperModel`;
-* `callbacks` and `files`: what makes a run lose nothing;
+* `run_folder`: a run's folder, from its first epoch to `evaluate`;
+* `callbacks`: the callbacks that make a run lose nothing;
 * `cli`: argument parsing only.
 
 Modules depend downwards only: `cli` on `reproduce`, `evaluation` and
-`training`, these on `data`, `files` and `config`, and all of them on the
+`training`, these on `data`, `run_folder` and `config`, and all of them on the
 library, which never imports this subpackage.
 """
 

@@ -3,11 +3,12 @@
 import csv
 import io
 import math
-import os
 import pathlib
 import time
 
 import keras
+
+from keras_neural_memory.experiments.run_folder import write_atomically
 
 
 class EpochHistory(keras.callbacks.Callback):
@@ -16,7 +17,7 @@ class EpochHistory(keras.callbacks.Callback):
     Unlike `keras.callbacks.CSVLogger(append=True)`, a resumed run does not
     duplicate epochs: rows from `first_epoch` on (epochs the run is about to
     train again) are dropped when training begins, and the whole file is
-    rewritten through a rename after each epoch, so it is never half-written.
+    rewritten atomically after each epoch, so it is never half-written.
     Each row also holds the epoch's wall-clock time in seconds
     ("epoch_seconds"), so a run resumed over several processes knows its
     whole training time. It is counted from the epoch's start to the end of
@@ -56,9 +57,7 @@ class EpochHistory(keras.callbacks.Callback):
         writer = csv.DictWriter(text, fieldnames=keys, restval="NA", lineterminator="\n")
         writer.writeheader()
         writer.writerows(self.rows)
-        temporary = self.path.with_name(f".{self.path.name}.tmp")
-        temporary.write_text(text.getvalue())
-        os.replace(temporary, self.path)
+        write_atomically(self.path, text.getvalue())
 
 
 class StopWhenLearned(keras.callbacks.Callback):

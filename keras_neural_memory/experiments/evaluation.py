@@ -10,123 +10,11 @@ report["coarse"], [point["coarse"] for point in report["sweep"]]
 ```
 """
 
-import json
-import pathlib
-import shutil
-import tempfile
-import time
-import zipfile
-
 from keras_neural_memory.experiments import chomsky, data, training
 from keras_neural_memory.experiments.config import UsageError, is_chomsky_task
+from keras_neural_memory.experiments.run_folder import load_run
 
 EVAL_BATCH_SIZE = 50
-# A run under way rewrites its backup after every epoch; a read that meets a
-# write is tried again this often, this many seconds apart.
-BACKUP_READ_ATTEMPTS = 5
-BACKUP_READ_PAUSE_SECONDS = 1.0
-
-
-def load_run(model_arg):
-    """`(model, record, source)` for a saved run, or for one that has not finished.
-
-    A finished run is its `model.keras` and the `results.json` beside it. A
-    run folder without `model.keras` (a run under way, or stopped before it
-    finished) gives its model rebuilt from the `settings.json` that `train`
-    writes when a run starts, with the weights of its last backed-up epoch,
-    so a long run can be inspected while it trains.
-
-    Args:
-        model_arg: A `model.keras` written by `train`, or its run folder.
-
-    Returns:
-        The loaded model; what the run recorded (its `results.json`; for a
-        run that has not written one, `{"settings": ..., **settings}` from
-        its `settings.json`; `{}` for a bare `model.keras`); and a
-        description of what was loaded.
-
-    Raises:
-        UsageError: Nothing loadable at `model_arg`.
-
-    Example:
-
-    ```python
-    model, record, source = load_run("runs/paper-table/sequence_copy-deque/lr0.001-seed0")
-    record["task"], source  # ("sequence_copy", "... backup ... (after epoch 73; the run has not finished)")
-    ```
-    """
-    import keras
-
-    import keras_neural_memory  # noqa: F401  (registers the layers)
-
-    path = pathlib.Path(model_arg)
-    if path.is_dir() and not (path / "model.keras").exists() and (path / training.SETTINGS_FILE).is_file():
-        return _load_unfinished_run(path)
-    if path.is_dir():
-        path = path / "model.keras"
-    if not path.is_file():
-        raise UsageError(f"no saved model at {str(path)!r}; pass the model.keras that `train` wrote, or its run directory")
-    if not zipfile.is_zipfile(path):
-        raise UsageError(f"{str(path)!r} is not a complete .keras file (it is empty or truncated); train the model again")
-    results_path = path.with_name("results.json")
-    record = {}
-    if results_path.is_file():
-        try:
-            record = json.loads(results_path.read_text())
-        except json.JSONDecodeError:
-            raise UsageError(f"{str(results_path)!r} is not valid JSON; remove it, and pass --task and --scale") from None
-    elif path.with_name(training.SETTINGS_FILE).is_file():  # saved, but stopped before its results
-        record = _settings_record(path.parent)
-    return keras.saving.load_model(path), record, str(path)
-
-
-def _settings_record(run_dir):
-    """What a run that has not written its `results.json` records: its settings."""
-    settings = json.loads((run_dir / training.SETTINGS_FILE).read_text())
-    return {"settings": settings, **settings}
-
-
-def _load_unfinished_run(run_dir):
-    """`load_run` for a run folder with `settings.json` and no `model.keras`."""
-    from keras_neural_memory.experiments.config import RunConfig
-
-    backup = run_dir / "backup"
-    if not any(backup.glob("training_metadata.json*")):
-        raise UsageError(f"{str(run_dir)!r} holds a run without a backed-up epoch; evaluate it after its first epoch")
-    record = _settings_record(run_dir)
-    config = RunConfig.from_settings(record["settings"])
-    model = training.build_model(training.task_setup(config), config)
-    for attempt in range(BACKUP_READ_ATTEMPTS):
-        if attempt:
-            time.sleep(BACKUP_READ_PAUSE_SECONDS)
-        # BackupAndRestore keeps the previous backup beside the latest, in case the latest is cut short.
-        for suffix in ("", ".bkp"):
-            weights = backup / f"latest.weights.h5{suffix}"
-            epoch = _load_backup(model, weights, backup / f"training_metadata.json{suffix}")
-            if epoch is not None:
-                return model, record, f"{weights} (after epoch {epoch}; the run has not finished)"
-    raise UsageError(f"could not read the backup in {str(backup)!r} (it is being written, or is damaged); try again")
-
-
-def _load_backup(model, weights, metadata):
-    """Loads one backup of a run under way into `model`; its epoch, or None if it is not whole.
-
-    The weights are read from a copy taken while neither they nor their
-    metadata changed: the training process rewrites both after every epoch,
-    and Keras only loads a file whose name ends in ".weights.h5", which the
-    previous backup's does not.
-    """
-    try:
-        before = (weights.stat().st_mtime_ns, weights.stat().st_size, metadata.read_text())
-        with tempfile.TemporaryDirectory() as folder:
-            snapshot = pathlib.Path(folder) / "backup.weights.h5"
-            shutil.copyfile(weights, snapshot)
-            if (weights.stat().st_mtime_ns, weights.stat().st_size, metadata.read_text()) != before:
-                return None
-            model.load_weights(snapshot)
-        return json.loads(before[2])["epoch"]
-    except (OSError, ValueError, KeyError):
-        return None
 
 
 def recorded_choice(flag, given, recorded, default=None):
@@ -161,7 +49,7 @@ def run_grammar(recorded):
     the strings it was trained on.
 
     Args:
-        recorded: A run's record, as `load_run` returns it.
+        recorded: A run's record (`run_folder.LoadedRun.record`).
 
     Example:
 
@@ -183,7 +71,7 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
     Args:
         model: A `model.keras` written by `train`, or its run folder; the
             folder of a run that has not finished gives the weights of its
-            last backed-up epoch (see `load_run`).
+            last backed-up epoch (see `run_folder.load_run`).
         task: The task; default (and checked against) the run's record.
         scale: The data scale; default (and checked against) the run's record.
         split: "train" or "test": the regime to sample.
@@ -199,10 +87,11 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
 
     Returns:
         `{"task", "scale", "model", "lengths", "coarse", "fine", "masked"}`
-        ("model" says what was loaded, as `load_run` describes it),
+        ("model" says what was loaded: `run_folder.LoadedRun.source`),
         and "sweep" (one dict per length) when `sweep_step` is given.
     """
-    loaded, recorded, source = load_run(model)
+    run = load_run(model)
+    loaded, recorded = run.model, run.record
     task = recorded_choice("--task", task, recorded.get("task"))
     if is_chomsky_task(task):
         given = [flag for flag, value, default in (
@@ -212,7 +101,7 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
         if given:
             raise UsageError(f"{given[0]} does not apply to {task} (Delétang et al. protocol); use --eval-max-length "
                              "and --eval-sequences")  # fmt: skip
-        return evaluate_chomsky(loaded, recorded, source, task, eval_max_length, eval_sequences, plot, jit_compile)
+        return evaluate_chomsky(run, task, eval_max_length, eval_sequences, plot, jit_compile)
     for flag, value in (("--eval-max-length", eval_max_length), ("--eval-sequences", eval_sequences)):
         if value is not None:
             raise UsageError(f"{flag} applies to chomsky_hierarchy/ runs only, not {task}; leave it out")
@@ -225,7 +114,7 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
     regime = setup.settings.regime(split)
     summary = training.measure(loaded, setup, split, examples, seed, EVAL_BATCH_SIZE)
     print(f"{task} lengths {regime.min_length}-{regime.max_length}: coarse {summary['coarse']:.3f} fine {summary['fine']:.3f}")
-    report = {"task": task, "scale": scale, "model": source,
+    report = {"task": task, "scale": scale, "model": run.source,
               "lengths": [regime.min_length, regime.max_length], **summary}  # fmt: skip
     if sweep_step:
         sweep = []
@@ -240,8 +129,7 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
     return report
 
 
-def evaluate_chomsky(loaded, recorded, source, task, eval_max_length=None, eval_sequences=None, plot=None,
-                     jit_compile=True):  # fmt: skip
+def evaluate_chomsky(run, task, eval_max_length=None, eval_sequences=None, plot=None, jit_compile=True):
     """Accuracy at every length of a Chomsky-hierarchy run, measured again and redrawn.
 
     The lengths, sequences and seed default to those of the run's own final
@@ -250,9 +138,7 @@ def evaluate_chomsky(loaded, recorded, source, task, eval_max_length=None, eval_
     `chomsky.PLOT_FILE`; `plot` writes the plot elsewhere instead).
 
     Args:
-        loaded: The model, as `load_run` gives it.
-        recorded: The run's record, as `load_run` gives it.
-        source: What was loaded, as `load_run` describes it.
+        run: The run, as `run_folder.load_run` gives it.
         task: "chomsky_hierarchy/NAME".
         eval_max_length: The last length; default the run's.
         eval_sequences: Sequences per length; default the run's.
@@ -260,8 +146,10 @@ def evaluate_chomsky(loaded, recorded, source, task, eval_max_length=None, eval_
         jit_compile: Evaluate with XLA.
 
     Returns:
-        The curve file's record (`chomsky.curve_record`) with "model" set to `source`.
+        The curve file's record (`chomsky.curve_record`) with "model" set to
+        `run.source`.
     """
+    loaded, recorded, folder = run.model, run.record, run.folder
     setup = chomsky.task_setup(task)
     settings = recorded.get("settings") or {}
     import keras
@@ -275,15 +163,12 @@ def evaluate_chomsky(loaded, recorded, source, task, eval_max_length=None, eval_
     seed = recorded.get("seed", settings.get("seed", 0)) + training.EVALUATION_SEED_OFFSET
     chomsky.compile_model(loaded, 1e-3, jit_compile)
     curve = chomsky.accuracy_by_length(loaded, setup, seed, max_length, sequences)
-    folder = pathlib.Path(source.split(" (after epoch")[0]).parent
-    if folder.name == "backup":  # an unfinished run, read from its backup
-        folder = folder.parent
     record = chomsky.write_curve(folder, setup, loaded.name, curve, seed, sequences)
     if plot:
         chomsky.plot_curves({loaded.name: record}, plot)
     print(chomsky.score_text(record["score"]))
     print(f"accuracy by length: {folder / chomsky.CURVE_FILE}, {plot or folder / chomsky.PLOT_FILE}")
-    return {**record, "model": source}
+    return {**record, "model": run.source}
 
 
 def plot_sweep(sweep, setup, path, label):

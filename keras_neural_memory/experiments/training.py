@@ -11,20 +11,16 @@ results["test_accuracy"]  # {"coarse": ..., "fine": ..., "masked": ...}
 """
 
 import contextlib
-import csv
 import dataclasses
-import datetime
 import importlib.util
-import json
 import math
 import os
-import pathlib
 import platform
-import shutil
 import time
 
-from keras_neural_memory.experiments import chomsky, data, files
-from keras_neural_memory.experiments.config import RunConfig, UsageError, is_chomsky_task
+from keras_neural_memory.experiments import chomsky, data
+from keras_neural_memory.experiments.config import UsageError, is_chomsky_task
+from keras_neural_memory.experiments.run_folder import RunError, RunFolder
 
 
 # The example streams of a run seeded s: epoch e trains on `data.epoch_seed(s, e)`, the held-out
@@ -32,11 +28,6 @@ from keras_neural_memory.experiments.config import RunConfig, UsageError, is_cho
 # from s + EVALUATION_SEED_OFFSET.
 VALIDATION_SEED_OFFSET = 2000
 EVALUATION_SEED_OFFSET = 1000
-#: Where a run's `RunConfig.settings` are written when it starts.
-SETTINGS_FILE = "settings.json"
-#: The settings a run under way may change when it resumes: how long it may train, when it stops,
-#: and how many examples measure it at the end. None of them changes an epoch already trained.
-BUDGET_SETTINGS = ("epochs", "stop_at_coarse", "eval_examples", "eval_max_length", "eval_sequences")
 
 
 def task_setup(config):
@@ -219,10 +210,10 @@ def train(config):
     after both: a finished run is recognised by its `results.json` and not
     retrained (unless `config.overwrite`). The run's settings are written to
     `settings.json` when it starts: a folder whose run under way has other
-    settings is refused, except for its budget (`BUDGET_SETTINGS`: resume
-    it with a larger `epochs` to train it longer), and
-    `evaluation.load_run` can load a run that has not finished from its
-    backup.
+    settings is refused, except for its budget
+    (`run_folder.BUDGET_SETTINGS`: resume it with a larger `epochs` to
+    train it longer), and `run_folder.load_run` can load a run that has not
+    finished from its backup. The folder is a `run_folder.RunFolder`.
 
     Args:
         config: A `RunConfig`.
@@ -245,21 +236,20 @@ def train(config):
         UsageError: The folder holds a run of other settings, or another
             process is training it (one process trains a folder at a time;
             two would overwrite each other's backups and history).
+        RunError: The disk filled up (the same command resumes the run
+            once there is space), or the model does not fit in memory.
     """
     setup = task_setup(config)
     config = config.resolved()
     if config.curriculum_epochs:
         data.curriculum_regimes(setup, config.curriculum_epochs)  # a task without shorter lengths fails here
-    output = files.writable_dir(config.output_path())
-    in_use = UsageError(
-        f"{str(output)!r} is being trained by another process; wait for it to finish, or pass another --output-dir"
-    )
-    with files.locked(output / SETTINGS_FILE, busy=in_use):
-        return _train_in(output, config, setup)
+    run = RunFolder.create(config.output_path())
+    with run.held():
+        return _train_in(run, config, setup)
 
 
-def _train_in(output, config, setup):
-    """`train`, once its folder `output` is locked."""
+def _train_in(run, config, setup):
+    """`train`, once it holds its folder `run`."""
     import keras
 
     from keras_neural_memory import StrengthNoiseScheduler
@@ -267,14 +257,12 @@ def _train_in(output, config, setup):
 
     settings = config.settings()
     if config.overwrite:
-        _forget_run(output)
-    finished = finished_run(config)
+        run.forget()
+    finished = run.finished(settings)
     if finished is not None:
-        print(f"{output} holds this finished run; not retraining (pass --overwrite to retrain)", flush=True)
+        print(f"{run.path} holds this finished run; not retraining (pass --overwrite to retrain)", flush=True)
         return finished
-    backup_dir = output / "backup"
-    first_epoch = _backed_up_epochs(backup_dir)
-    _claim_folder(output, settings, first_epoch)
+    first_epoch = run.backed_up_epochs()
     keras.utils.set_random_seed(config.seed)
     scope, replicas, on_gpus = distribution_scope(config.batch_size)
     jit_compile = config.jit_compile
@@ -285,7 +273,9 @@ def _train_in(output, config, setup):
     # The JAX distribution must stay current through fit and evaluate too.
     with scope:
         protocol = protocol_of(setup)
-        model = protocol.build_model(setup, config)
+        model = _built(protocol, setup, config)
+        # Once the model exists: a model too large for memory leaves the folder as it was.
+        run.claim(settings, first_epoch)
         protocol.compile_model(model, config.learning_rate, jit_compile)
         described = protocol.describe(setup, config)
         train_lengths, test_lengths = described["train_lengths"], described["test_lengths"]
@@ -293,21 +283,20 @@ def _train_in(output, config, setup):
               f"train lengths {train_lengths[0]}-{train_lengths[1]}, "
               f"test lengths {test_lengths[0]}-{test_lengths[1]}; {replicas} replica(s)", flush=True)
         if first_epoch:
-            print(_resume_message(first_epoch, backup_dir), flush=True)
-        segments = _record_segment(output / "segments.json", first_epoch, replicas)
+            print(run.resume_message(first_epoch), flush=True)
+        segments = run.record_segment(first_epoch, device_description(replicas))
         steps = config.steps_per_epoch
         # Only the papers' tasks take a curriculum (RunConfig refuses it on the others).
         curriculum = {"curriculum_epochs": config.curriculum_epochs} if config.curriculum_epochs else {}
         batches = protocol.training_batches(setup, config.seed, config.batch_size, first_epoch, steps, **curriculum)
-        history_path = output / "history.csv"
         callbacks = [
             # Before the backup: an epoch is backed up only once its row is written.
-            callbacks_lib.EpochHistory(history_path, first_epoch),
-            keras.callbacks.BackupAndRestore(str(backup_dir), double_checkpoint=True, delete_checkpoint=False),
+            callbacks_lib.EpochHistory(run.history_path, first_epoch),
+            keras.callbacks.BackupAndRestore(str(run.backup_path), double_checkpoint=True, delete_checkpoint=False),
             keras.callbacks.TerminateOnNaN(),
         ]
         if importlib.util.find_spec("tensorflow") is not None:
-            callbacks.append(keras.callbacks.TensorBoard(str(output / "logs")))
+            callbacks.append(keras.callbacks.TensorBoard(str(run.logs_path)))
         else:
             print("note: no TensorBoard logs, as they need TensorFlow (pip install tensorflow)", flush=True)
         validation = {}
@@ -325,11 +314,11 @@ def _train_in(output, config, setup):
             callbacks.append(StrengthNoiseScheduler(noise_at, verbose=int(config.verbose > 0)))
         if config.stop_at_coarse is not None:
             monitor = "val_coarse_accuracy" if validation else "coarse_accuracy"
-            callbacks.append(callbacks_lib.StopWhenLearned(history_path, config.stop_at_coarse, monitor=monitor))
+            callbacks.append(callbacks_lib.StopWhenLearned(run.history_path, config.stop_at_coarse, monitor=monitor))
         start = time.perf_counter()
         model.fit(batches, epochs=config.epochs, steps_per_epoch=steps, callbacks=callbacks,
                   verbose=config.verbose, shuffle=False, **validation)  # fmt: skip
-        history = read_history(history_path)
+        history = run.history()
         seconds = sum(history["epoch_seconds"]) if "epoch_seconds" in history else time.perf_counter() - start
         results = {
             "settings": settings,
@@ -350,34 +339,18 @@ def _train_in(output, config, setup):
             "diverged": not all(math.isfinite(loss) for loss in history.get("loss", [math.nan])),
         }
         if not results["diverged"]:
-            results.update(protocol.measure(model, setup, config, output, config.seed + EVALUATION_SEED_OFFSET))
-        files.save_model_atomically(model, output / "model.keras")
-    files.write_atomically(output / "results.json", json.dumps(results, indent=2))
-    shutil.rmtree(backup_dir, ignore_errors=True)
-    return {**results, "output_dir": str(output)}
-
-
-def read_history(path):
-    """Every epoch's logs from `history.csv`, the last row of each epoch winning.
-
-    Returns:
-        `{metric: [value per epoch]}`, without metrics some epoch did not log.
-    """
-    if not pathlib.Path(path).is_file():
-        return {}
-    with open(path, newline="") as f:
-        rows = {int(row.pop("epoch")): row for row in csv.DictReader(f)}
-    epochs = sorted(rows)
-    # "NA" marks a metric an epoch did not log.
-    keys = [key for key in (rows[epochs[0]] if epochs else ()) if all(rows[e][key] != "NA" for e in epochs)]
-    return {key: [float(rows[epoch][key]) for epoch in epochs] for key in keys}
+            results.update(protocol.measure(model, setup, config, run.path, config.seed + EVALUATION_SEED_OFFSET))
+        run.save_model(model)
+    run.finish(results)
+    return {**results, "output_dir": str(run.path)}
 
 
 def finished_run(config):
     """The results of `config`'s run, as `train` wrote them, if it has finished; else None.
 
     The run is finished when its folder holds the `results.json` of a run of
-    the same settings (`RunConfig.settings`, sizes resolved).
+    the same settings (`RunConfig.settings`, sizes resolved): see
+    `RunFolder.finished`.
 
     Returns:
         The results dict with "output_dir" added, or None.
@@ -386,82 +359,70 @@ def finished_run(config):
         UsageError: The folder holds a finished run of other settings.
     """
     config = config.resolved()
-    output = pathlib.Path(config.output_path())
-    path = output / "results.json"
-    if not path.is_file():
-        return None
-    results = json.loads(path.read_text())
-    if _as_current(results.get("settings")) != config.settings():
-        raise UsageError(
-            f"{str(output)!r} holds a finished run with other settings; pass another --output-dir, "
-            "or --overwrite to replace it"
-        )
-    return {**results, "output_dir": str(output)}
+    return RunFolder(config.output_path()).finished(config.settings())
 
 
-def _forget_run(output):
-    """Removes the run in `output`, finished or under way, so that it trains again from the start."""
-    for name in ("results.json", "history.csv", "segments.json", SETTINGS_FILE, chomsky.PROGRESS_FILE):
-        (output / name).unlink(missing_ok=True)
-    shutil.rmtree(output / "backup", ignore_errors=True)
+def _built(protocol, setup, config):
+    """`protocol.build_model(setup, config)`; a `RunError` if the model does not fit in memory.
 
-
-def _resume_message(first_epoch, backup_dir):
-    """Names the finished epochs as `history.csv` numbers them, from 0."""
-    if first_epoch == 1:
-        return f"resuming after 1 finished epoch (epoch 0 in history.csv) from {backup_dir}"
-    return f"resuming after {first_epoch} finished epochs (epochs 0-{first_epoch - 1} in history.csv) from {backup_dir}"
-
-
-def _claim_folder(output, settings, first_epoch):
-    """Writes `settings` to the run's `settings.json`, refusing a folder whose run under way has others.
-
-    Resuming another run's backup would mix two runs in one history. Only
-    the `BUDGET_SETTINGS` may differ, so that a run under way can be given
-    more epochs (or fewer, down to those it has trained) without starting
-    again. The file also lets `evaluation.load_run` rebuild a run that has
-    not finished. Folders of runs started before the file existed are
-    claimed as they are.
-
-    Args:
-        output: The run's folder.
-        settings: `RunConfig.settings()` of the run to train there.
-        first_epoch: Epochs the run under way in `output` has backed up.
-
-    Raises:
-        UsageError: `output` holds a run under way with other settings, or
-            one that has trained more epochs than `settings` allow.
+    Each backend fails in its own way on a model too large to allocate; its
+    parameters are then counted (`_count_parameters`) to say how large it is.
     """
-    path = output / SETTINGS_FILE
-    if path.is_file():
-        recorded = _as_current(json.loads(path.read_text()))
-        if recorded is None or _without_budget(recorded) != _without_budget(settings):
-            raise UsageError(
-                f"{str(output)!r} holds a run under way with other settings ({SETTINGS_FILE}); pass another "
-                "--output-dir, or --overwrite to start it again"
-            )
-        if settings["epochs"] < first_epoch:
-            raise UsageError(
-                f"{str(output)!r} holds a run under way that has trained {first_epoch} epochs; pass --epochs "
-                f"{first_epoch} or more to resume it, or --overwrite to start it again"
-            )
-        for key in BUDGET_SETTINGS:
-            if recorded.get(key) != settings.get(key):
-                print(f"note: {key} of the run under way in {output} changes from {recorded.get(key)} to "
-                      f"{settings.get(key)}", flush=True)  # fmt: skip
-    files.write_atomically(path, json.dumps(settings, indent=2))
-
-
-def _as_current(recorded):
-    """Settings read from a run's files, as `RunConfig.settings` writes them now; None if they are not settings."""
     try:
-        return RunConfig.from_settings(recorded).settings()
-    except (TypeError, KeyError, ValueError):
+        return protocol.build_model(setup, config)
+    except Exception as error:
+        import keras
+        import numpy as np
+
+        try:
+            parameters = _count_parameters(lambda: protocol.build_model(setup, config))
+        except Exception:
+            raise error from None
+        size = parameters * np.dtype(keras.config.floatx()).itemsize
+        if not (_is_allocation_error(error) or size > (_memory_bytes() or math.inf)):
+            raise
+        raise RunError(f"the model does not fit in memory: its {parameters:,} parameters ask for {_bytes_text(size)} "
+                       f"({keras.config.floatx()}); pass a smaller --hidden-size or --memory-width") from None  # fmt: skip
+
+
+def _count_parameters(build):
+    """The parameters of the model `build()` returns, counted from their shapes, none allocated."""
+    import keras
+    from keras.src.backend.common import global_state  # where Keras keeps the variables it has not allocated
+
+    pending = list(global_state.get_global_attribute("uninitialized_variables", None) or [])
+    try:
+        with keras.StatelessScope(initialize_variables=False):
+            return build().count_params()
+    finally:
+        # No later stateless scope may allocate these.
+        global_state.set_global_attribute("uninitialized_variables", pending)
+
+
+def _is_allocation_error(error):
+    """Whether `error` is the failure of an allocation, as NumPy, TensorFlow or XLA report it."""
+    text = str(error)
+    return (isinstance(error, MemoryError) or type(error).__name__ == "ResourceExhaustedError"
+            or "RESOURCE_EXHAUSTED" in text or "Out of memory" in text)  # fmt: skip
+
+
+def _memory_bytes():
+    """The machine's memory in bytes; None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
         return None
 
 
-def _without_budget(settings):
-    return {key: value for key, value in settings.items() if key not in BUDGET_SETTINGS}
+def _bytes_text(size):
+    """`size` bytes in the largest decimal unit that keeps a number of at least 1, e.g. "6.4 GB"."""
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB", "EB", "ZB"):
+        if size < 1000:
+            break
+        size /= 1000
+    else:
+        unit = "YB"
+    return f"{size:,.3g} {unit}" if size < 1000 else f"{size:,.0f} {unit}"
 
 
 def device_description(replicas=1):
@@ -491,28 +452,3 @@ def _cpu_cores():
     return f"{total} cores" if usable == total else f"{usable} of {total} cores"
 
 
-def _record_segment(path, first_epoch, replicas):
-    """Adds this process's start (epoch, device, time) to the run's segments; returns them all.
-
-    A run may be resumed on other machines; its results say which trained
-    which epochs (a segment runs from its first epoch to the next's).
-    """
-    segments = json.loads(path.read_text()) if path.is_file() else []
-    segments = [segment for segment in segments if segment["first_epoch"] < first_epoch]
-    segments.append({
-        "first_epoch": first_epoch,
-        "device": device_description(replicas),
-        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    })
-    files.write_atomically(path, json.dumps(segments, indent=2))
-    return segments
-
-
-def _backed_up_epochs(backup_dir):
-    """Epochs already trained by an interrupted run (0 for a new run).
-
-    Read from the metadata `keras.callbacks.BackupAndRestore` writes with
-    its backup, which is where it will resume.
-    """
-    path = backup_dir / "training_metadata.json"
-    return json.loads(path.read_text())["epoch"] if path.is_file() else 0

@@ -238,28 +238,28 @@ def test_an_itg_run_with_its_own_lexicon_and_grammar_records_them_and_is_evaluat
 @pytest.mark.slow
 def test_a_folder_with_a_run_under_way_of_other_settings_is_refused(tmp_path, capsys):
     """Resuming another run's backup would mix two runs; --overwrite starts the folder again."""
-    from keras_neural_memory.experiments import cli, evaluation, training
+    from keras_neural_memory.experiments import cli, run_folder
     from keras_neural_memory.experiments.config import RunConfig, UsageError
 
     other = RunConfig("sequence_copy", scale="quick", seed=3, output_dir=str(tmp_path)).resolved().settings()
-    (tmp_path / training.SETTINGS_FILE).write_text(json.dumps(other))
+    (tmp_path / run_folder.SETTINGS_FILE).write_text(json.dumps(other))
     (tmp_path / "history.csv").write_text("epoch,loss\n0,2.5\n")
     assert cli.main(_train_args(tmp_path)) == 2
     assert "holds a run under way with other settings (settings.json)" in capsys.readouterr().err
     assert (tmp_path / "history.csv").is_file()  # refused, nothing removed
     with pytest.raises(UsageError, match="without a backed-up epoch; evaluate it after its first epoch"):
-        evaluation.load_run(tmp_path)
+        run_folder.load_run(tmp_path)
     assert cli.main(_train_args(tmp_path, "--overwrite")) == 0
-    assert json.loads((tmp_path / training.SETTINGS_FILE).read_text())["seed"] == 0
-    assert training.read_history(tmp_path / "history.csv")["loss"][0] != 2.5  # the old row went
+    assert json.loads((tmp_path / run_folder.SETTINGS_FILE).read_text())["seed"] == 0
+    assert run_folder.read_history(tmp_path / "history.csv")["loss"][0] != 2.5  # the old row went
 
 
 def test_a_run_without_a_backed_up_epoch_is_refused_before_its_model_is_built(tmp_path, monkeypatch):
-    from keras_neural_memory.experiments import evaluation, training
+    from keras_neural_memory.experiments import run_folder, training
     from keras_neural_memory.experiments.config import RunConfig, UsageError
 
     config = RunConfig("sequence_copy", scale="quick", output_dir=str(tmp_path)).resolved()
-    (tmp_path / training.SETTINGS_FILE).write_text(json.dumps(config.settings()))
+    (tmp_path / run_folder.SETTINGS_FILE).write_text(json.dumps(config.settings()))
     (tmp_path / "backup").mkdir()  # made when training starts, before the first epoch is backed up
 
     def build_model(*args):
@@ -267,17 +267,17 @@ def test_a_run_without_a_backed_up_epoch_is_refused_before_its_model_is_built(tm
 
     monkeypatch.setattr(training, "build_model", build_model)
     with pytest.raises(UsageError, match="holds a run without a backed-up epoch; evaluate it after its first epoch"):
-        evaluation.load_run(tmp_path)
+        run_folder.load_run(tmp_path)
 
 
 def test_a_run_under_way_loads_its_previous_backup_while_the_latest_is_unreadable(tmp_path, monkeypatch):
     """The training process rewrites its backup after every epoch; a read that meets the write takes the previous one."""
-    from keras_neural_memory.experiments import data, evaluation, training
+    from keras_neural_memory.experiments import data, run_folder, training
     from keras_neural_memory.experiments.config import RunConfig, UsageError
 
-    monkeypatch.setattr(evaluation, "BACKUP_READ_PAUSE_SECONDS", 0)
+    monkeypatch.setattr(run_folder, "BACKUP_READ_PAUSE_SECONDS", 0)
     config = RunConfig("sequence_copy", scale="quick", output_dir=str(tmp_path)).resolved()
-    (tmp_path / training.SETTINGS_FILE).write_text(json.dumps(config.settings()))
+    (tmp_path / run_folder.SETTINGS_FILE).write_text(json.dumps(config.settings()))
     model = training.build_model(data.task_setup(config.task, config.scale), config)
     backup = tmp_path / "backup"
     backup.mkdir()
@@ -286,14 +286,15 @@ def test_a_run_under_way_loads_its_previous_backup_while_the_latest_is_unreadabl
     (backup / "training_metadata.json.bkp").write_text('{"epoch": 4, "batch": 0}')
     (backup / "latest.weights.h5").write_bytes(b"\x89HDF\r\n")  # cut short by the write under way
     (backup / "training_metadata.json").write_text('{"epoch": 5, "batch": 0}')
-    loaded, record, source = evaluation.load_run(tmp_path)
-    assert source == f"{backup / 'latest.weights.h5.bkp'} (after epoch 4; the run has not finished)"
-    assert record["settings"] == config.settings()
-    for saved, read in zip(model.weights, loaded.weights, strict=True):
+    loaded = run_folder.load_run(tmp_path)
+    assert loaded.source == f"{backup / 'latest.weights.h5.bkp'} (after epoch 4; the run has not finished)"
+    assert (loaded.path, loaded.epoch, loaded.folder) == (backup / "latest.weights.h5.bkp", 4, tmp_path)
+    assert loaded.record["settings"] == config.settings()
+    for saved, read in zip(model.weights, loaded.model.weights, strict=True):
         np.testing.assert_array_equal(saved.numpy(), read.numpy())
     (backup / "latest.weights.h5.bkp").write_bytes(b"")
     with pytest.raises(UsageError, match=r"could not read the backup in .* \(it is being written, or is damaged\); try again"):
-        evaluation.load_run(tmp_path)
+        run_folder.load_run(tmp_path)
 
 
 def test_finished_run_is_the_folder_s_results_of_the_same_settings(tmp_path):
@@ -325,9 +326,9 @@ def test_finished_run_is_the_folder_s_results_of_the_same_settings(tmp_path):
 @pytest.mark.slow
 def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, monkeypatch, capsys, interrupted):
     """Killed while saving the model or evaluating it: the backup survives, no epoch is retrained."""
-    from keras_neural_memory.experiments import cli, evaluation, files, training
+    from keras_neural_memory.experiments import cli, run_folder, training
 
-    module = files if interrupted == "save_model_atomically" else training
+    module = run_folder if interrupted == "save_model_atomically" else training
     original = getattr(module, interrupted)
 
     def killed(*args, **kwargs):
@@ -342,20 +343,20 @@ def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, m
     assert not (tmp_path / "results.json").exists()
     assert (tmp_path / "backup").is_dir()
     # The unfinished run loads from its backup, as the finished run will from model.keras.
-    unfinished, record, source = evaluation.load_run(tmp_path)
-    assert record["task"] == "sequence_copy" and record["settings"]["seed"] == 0
+    unfinished = run_folder.load_run(tmp_path)
+    assert unfinished.record["task"] == "sequence_copy" and unfinished.record["settings"]["seed"] == 0
     if interrupted == "measure":
-        assert source.endswith("latest.weights.h5 (after epoch 2; the run has not finished)")
+        assert unfinished.source.endswith("latest.weights.h5 (after epoch 2; the run has not finished)")
     else:  # the model was saved, the results not yet
-        assert source == str(tmp_path / "model.keras")
+        assert unfinished.source == str(tmp_path / "model.keras")
     monkeypatch.setattr(module, interrupted, original)
     capsys.readouterr()
     assert cli.main(_train_args(tmp_path, "--verbose", "2")) == 0
     out = capsys.readouterr().out
     assert "resuming after 2 finished epochs (epochs 0-1 in history.csv)" in out and "Epoch 1/2" not in out
-    finished, record, source = evaluation.load_run(tmp_path)
-    assert source == str(tmp_path / "model.keras") and record["settings"]["seed"] == 0
-    for before, after in zip(unfinished.weights, finished.weights, strict=True):
+    finished = run_folder.load_run(tmp_path)
+    assert finished.source == str(tmp_path / "model.keras") and finished.record["settings"]["seed"] == 0
+    for before, after in zip(unfinished.model.weights, finished.model.weights, strict=True):
         np.testing.assert_array_equal(before.numpy(), after.numpy())
     results = json.loads((tmp_path / "results.json").read_text())
     assert len(results["history"]["loss"]) == 2 and results["batches"] == 6
@@ -370,55 +371,58 @@ def test_a_run_under_way_may_change_its_budget_and_nothing_else(tmp_path, capsys
     """More epochs (or fewer, down to those trained) resume the run; any other setting is another run."""
     import dataclasses
 
-    from keras_neural_memory.experiments import training
     from keras_neural_memory.experiments.config import RunConfig, UsageError
+    from keras_neural_memory.experiments.run_folder import SETTINGS_FILE, RunFolder
 
     config = RunConfig("sequence_copy", scale="quick", epochs=4, output_dir=str(tmp_path)).resolved()
-    training._claim_folder(tmp_path, config.settings(), first_epoch=0)
+    run = RunFolder(tmp_path)
+    run.claim(config.settings(), first_epoch=0)
     longer = dataclasses.replace(config, epochs=9, stop_at_coarse=0.99, eval_examples=20).settings()
-    training._claim_folder(tmp_path, longer, first_epoch=3)
-    assert json.loads((tmp_path / training.SETTINGS_FILE).read_text()) == longer
+    run.claim(longer, first_epoch=3)
+    assert json.loads((tmp_path / SETTINGS_FILE).read_text()) == longer
     out = capsys.readouterr().out
     assert "epochs of the run under way" in out and "changes from 4 to 9" in out
     with pytest.raises(UsageError, match="has trained 3 epochs; pass --epochs 3 or more to resume it"):
-        training._claim_folder(tmp_path, dataclasses.replace(config, epochs=2).settings(), first_epoch=3)
+        run.claim(dataclasses.replace(config, epochs=2).settings(), first_epoch=3)
     with pytest.raises(UsageError, match=r"holds a run under way with other settings \(settings.json\)"):
-        training._claim_folder(tmp_path, dataclasses.replace(config, epochs=9, seed=1).settings(), first_epoch=3)
-    assert json.loads((tmp_path / training.SETTINGS_FILE).read_text()) == longer  # refusals write nothing
+        run.claim(dataclasses.replace(config, epochs=9, seed=1).settings(), first_epoch=3)
+    assert json.loads((tmp_path / SETTINGS_FILE).read_text()) == longer  # refusals write nothing
     # An older `train` recorded lstm_layers 2 for memory models; it is the same run.
-    (tmp_path / training.SETTINGS_FILE).write_text(json.dumps({**longer, "lstm_layers": 2}))
-    training._claim_folder(tmp_path, longer, first_epoch=3)
-    assert json.loads((tmp_path / training.SETTINGS_FILE).read_text()) == longer
+    (tmp_path / SETTINGS_FILE).write_text(json.dumps({**longer, "lstm_layers": 2}))
+    run.claim(longer, first_epoch=3)
+    assert json.loads((tmp_path / SETTINGS_FILE).read_text()) == longer
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="folders are locked with fcntl")
 def test_a_folder_another_process_is_training_is_refused_and_left_alone(tmp_path, capsys):
     """Two processes on one run would overwrite each other's backups and history rows."""
-    from keras_neural_memory.experiments import cli, files, training
+    from keras_neural_memory.experiments import cli
     from keras_neural_memory.experiments.config import UsageError
+    from keras_neural_memory.experiments.run_folder import SETTINGS_FILE, locked
 
     # flock locks of separate opens conflict within one process too, so this
     # holds the lock as a training process would.
     (tmp_path / "history.csv").write_text("epoch,loss\n0,2.5\n")
-    with files.locked(tmp_path / training.SETTINGS_FILE):
+    with locked(tmp_path / SETTINGS_FILE):
         assert cli.main(_train_args(tmp_path)) == 2
         err = capsys.readouterr().err
         assert f"{str(tmp_path)!r} is being trained by another process; wait for it to finish, or pass another " \
                "--output-dir" in err  # fmt: skip
         assert len(err.strip().splitlines()) == 1
         assert cli.main(_train_args(tmp_path, "--overwrite")) == 2  # not even --overwrite removes its files
-    assert not (tmp_path / training.SETTINGS_FILE).exists()
+    assert not (tmp_path / SETTINGS_FILE).exists()
     assert (tmp_path / "history.csv").read_text() == "epoch,loss\n0,2.5\n"
     # Once its holder lets go, the folder is free again.
-    with files.locked(tmp_path / training.SETTINGS_FILE, busy=UsageError("still locked")):
+    with locked(tmp_path / SETTINGS_FILE, busy=UsageError("still locked")):
         pass
 
 
 def test_the_resume_message_numbers_epochs_as_history_csv_does():
-    from keras_neural_memory.experiments import training
+    from keras_neural_memory.experiments.run_folder import RunFolder
 
-    assert training._resume_message(1, "B") == "resuming after 1 finished epoch (epoch 0 in history.csv) from B"
-    assert training._resume_message(50, "B") == "resuming after 50 finished epochs (epochs 0-49 in history.csv) from B"
+    run = RunFolder("A")
+    assert run.resume_message(1) == f"resuming after 1 finished epoch (epoch 0 in history.csv) from {run.backup_path}"
+    assert run.resume_message(50) == f"resuming after 50 finished epochs (epochs 0-49 in history.csv) from {run.backup_path}"
 
 
 @pytest.mark.slow
@@ -606,7 +610,7 @@ def test_stop_when_learned_counts_consecutive_epochs_across_a_resume(tmp_path):
 
 def test_epoch_times_are_kept_and_a_history_without_them_omits_them(tmp_path):
     from keras_neural_memory.experiments.callbacks import EpochHistory
-    from keras_neural_memory.experiments.training import read_history
+    from keras_neural_memory.experiments.run_folder import read_history
 
     path = tmp_path / "history.csv"
     path.write_text("epoch,loss\n0,2.0\n")  # written before epochs were timed
@@ -657,7 +661,7 @@ def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
         (["train", "--task", "sequence_copy", "--strength-noise", "-1"], "--strength-noise: must be a finite number >= 0, not -1"),
         (["train", "--task", "sequence_copy", "--memory", "lstm", "--strength-noise", "1"], "applies to memory models"),
         (["train", "--task", "sequence_copy", "--memory", "lstm", "--gate-activation", "hard_sigmoid"], "applies to memory models"),
-        (["train", "--task", "cumulative_xor", "--gate-activation", "hard_sigmoid"], "takes --gate-activation sigmoid"),
+        (["train", "--task", "cumulative_xor", "--gate-activation", "hard_sigmoid"], "(Hao et al.) takes --gate-activation at its default, not hard_sigmoid"),
         (["train", "--task", "sequence_copy", "--memory", "stack", "--quiet-end", "random"], "applies to the DeQue"),
         (["train", "--task", "sequence_copy", "--memory", "deque", "--paper-deque", "--quiet-end", "random",
           "--strength-noise-ends", "quiet"],
