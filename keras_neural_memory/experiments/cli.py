@@ -341,6 +341,8 @@ def cmd_reproduce(args):
 
 def main(argv=None):
     """Runs `neural-memory` with `argv` (default `sys.argv[1:]`); returns the exit status."""
+    from keras_neural_memory.experiments.run_folder import RunError
+
     args = parser().parse_args(argv)
     try:
         return args.run(args)
@@ -349,6 +351,10 @@ def main(argv=None):
     except (UsageError, InvalidArgumentError) as error:
         print(f"neural-memory {args.command}: error: {error}", file=sys.stderr)
         return 2
+    # Out of disk space or memory: not a usage error, and the run's files are as they were.
+    except RunError as error:
+        print(f"neural-memory {args.command}: error: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
