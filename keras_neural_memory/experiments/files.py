@@ -1,7 +1,4 @@
-"""The file helpers of `run_folder`, by the module name `chomsky`, `reproduce` and `cli` import them from.
-
-They are defined in `run_folder`; import them from there.
-"""
+"""`run_folder`'s file helpers, importable from here too; they are defined, and documented, in `run_folder`."""
 
 from keras_neural_memory.experiments.run_folder import (  # noqa: F401
     atomic_path,
