@@ -267,13 +267,14 @@ def plot_memory_trace(
     Example:
 
     ```python
-    import tfds_tasks
+    import numpy as np
     from keras_neural_memory import plot_memory_trace
     from keras_neural_memory.models import build_transducer
 
     model = build_transducer(8, 8, memory="stack", hidden_size=16, memory_width=8)
     # model.fit(...) first: an untrained model's memory does nothing in particular
-    ids = tfds_tasks.make_joint_sequence([1, 2, 3], [3, 2, 1], 8, 8)["inputs"]
+    # `<s> 1 2 3 ||| 3 2 1` as joint ids (`tfds_tasks.make_joint_sequence([1, 2, 3], [3, 2, 1], 8, 8)["inputs"]`)
+    ids = np.array([1, 4, 5, 6, 2, 14, 13, 12])
     figure = plot_memory_trace(model, ids, save_to="stack_trace.png")
     print([axis.get_label() for axis in figure.axes])
     # ['symbols', 'controls', 'strengths', 'read_weights', 'colorbar']
