@@ -41,6 +41,7 @@ import argparse
 import pathlib
 import sys
 
+from keras_neural_memory import MemoryOptions
 from keras_neural_memory.experiments import cli, data, training
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import RunConfig
@@ -57,7 +58,8 @@ HARD_QUIET = dict(memory="deque", gate_activation="hard_sigmoid", quiet_end="ran
 # ... with strength noise 0.5 at learning rate 2e-3.
 HARD_QUIET_NOISE = dict(HARD_QUIET, strength_noise=0.5, learning_rate=2e-3)
 
-# A condition: the memory it trains and the options of `neural-memory train` it adds.
+# A condition: the memory it trains and the options of `neural-memory train` it adds (`RunConfig` fields, and
+# `MemoryOptions` fields by name).
 CONDITIONS = {
     "queue": dict(memory="queue"),
     "stack": dict(memory="stack"),
@@ -141,9 +143,11 @@ def run_config(args, task, condition, seed):
         argv = ["train", "--task", task, "--memory", "deque", "--scale", args.scale, "--seed", str(seed),
                 "--output-dir", folder, "--verbose", "0"]  # fmt: skip
         return cli.train_config(cli.parser().parse_args(argv))
+    options = dict(CONDITIONS[condition])
+    memory_options = MemoryOptions(**{name: options.pop(name) for name in MemoryOptions.option_names() if name in options})
     return RunConfig(
         task, scale=args.scale, seed=seed, epochs=args.epochs, steps_per_epoch=STEPS[args.scale], stop_at_coarse=STOP_AT,
-        validation_examples=VALIDATION_EXAMPLES, output_dir=folder, verbose=0, **CONDITIONS[condition],
+        validation_examples=VALIDATION_EXAMPLES, output_dir=folder, verbose=0, memory_options=memory_options, **options,
     )  # fmt: skip
 
 

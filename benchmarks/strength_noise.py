@@ -39,6 +39,7 @@ import sys
 
 import numpy as np
 
+from keras_neural_memory import MemoryOptions
 from keras_neural_memory.experiments import data, evaluation, training
 from keras_neural_memory.experiments.cli import list_of, non_negative_float, positive_float, positive_int
 from keras_neural_memory.experiments.config import SCALES, RunConfig
@@ -131,7 +132,7 @@ def main(argv=None):
             for seed in args.seeds:
                 run = run_dir(args, memory, noise, seed)
                 config = RunConfig(
-                    TASK, memory=memory, scale=args.scale, strength_noise=noise, seed=seed, epochs=args.epochs,
+                    TASK, memory=memory, scale=args.scale, memory_options=MemoryOptions(strength_noise=noise), seed=seed, epochs=args.epochs,
                     steps_per_epoch=STEPS_PER_EPOCH, learning_rate=args.learning_rate, output_dir=str(run), verbose=0,
                 )  # fmt: skip
                 results = training.train(config)

@@ -18,6 +18,7 @@ from keras_neural_memory.buffered_stack_rnn import BufferedStackRNN
 from keras_neural_memory.deque_cell import DequeCell
 from keras_neural_memory.linear_controller import LinearController
 from keras_neural_memory.memory_cell import MemoryCell
+from keras_neural_memory.memory_options import MemoryOptions
 from keras_neural_memory.memory_rnn import MemoryRNN
 from keras_neural_memory.metrics import CoarseAccuracy, FineAccuracy, MaskedAccuracy
 from keras_neural_memory.queue_cell import QueueCell
@@ -37,6 +38,7 @@ __all__ = [
     "LinearController",
     "MaskedAccuracy",
     "MemoryCell",
+    "MemoryOptions",
     "MemoryRNN",
     "QueueCell",
     "StackCell",

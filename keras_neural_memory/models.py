@@ -22,19 +22,12 @@ from keras import ops
 from keras_neural_memory.deque_cell import DequeCell
 from keras_neural_memory.linear_controller import LinearController
 from keras_neural_memory.memory_cell import MemoryCell
+from keras_neural_memory.memory_options import MemoryOptions
 from keras_neural_memory.memory_rnn import MemoryRNN
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
 from keras_neural_memory.superposition_stack_cell import SuperpositionStackCell
-from keras_neural_memory.validation import (
-    check_choice,
-    check_gate_activation,
-    check_lstm_layers,
-    check_quiet_end,
-    check_positive_int,
-    check_strength_noise,
-    check_strength_noise_ends,
-)
+from keras_neural_memory.validation import check_choice, check_lstm_layers, check_positive_int
 
 MEMORY_CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
 MEMORY_KINDS = ("stack", "queue", "deque", "lstm")
@@ -62,11 +55,7 @@ def build_transducer(
     memory_width=256,
     lstm_layers=None,
     embedding_dim=64,
-    pop_bias_init=-1.0,
-    strength_noise=0.0,
-    gate_activation="sigmoid",
-    quiet_end=None,
-    strength_noise_ends="all",
+    memory_options=None,
     name=None,
 ):
     """The paper's transducer: embeddings, a recurrent core, a softmax layer.
@@ -89,15 +78,10 @@ def build_transducer(
             None gives 2. A memory model's controller is one LSTM layer, so
             it takes None or 1.
         embedding_dim: Embedding size (the paper: 64).
-        pop_bias_init: Initial pop-gate bias of memory models.
-        strength_noise: The memory cell's `strength_noise`: Gaussian noise
-            on the push and pop logits while training (memory models only).
-        gate_activation: The memory cell's `gate_activation`, "sigmoid"
-            (the paper) or "hard_sigmoid" (memory models only).
-        quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
-            (the paper), "random", "top", "bottom" or "both".
-        strength_noise_ends: The `DequeCell`'s `strength_noise_ends` (the
-            DeQue only): "all" or "quiet".
+        memory_options: The memory cell's `MemoryOptions` (strength noise,
+            gate activation, the DeQue's quiet end, the pop bias); None:
+            the paper's. A model without a memory (`"lstm"`) takes only
+            the defaults.
         name: Model name; defaults to e.g. "stack_lstm_256".
 
     Returns:
@@ -108,10 +92,11 @@ def build_transducer(
 
     ```python
     import keras
-    from keras_neural_memory import CoarseAccuracy, FineAccuracy
+    from keras_neural_memory import CoarseAccuracy, FineAccuracy, MemoryOptions
     from keras_neural_memory.models import build_transducer
 
-    model = build_transducer(8, 8, memory="deque", hidden_size=16, memory_width=8)
+    model = build_transducer(8, 8, memory="deque", hidden_size=16, memory_width=8,
+                             memory_options=MemoryOptions(strength_noise=0.5))
     model.compile(keras.optimizers.RMSprop(1e-3, clipnorm=1.0),
                   keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                   weighted_metrics=[CoarseAccuracy(), FineAccuracy()])
@@ -128,10 +113,7 @@ def build_transducer(
     ):
         check_positive_int(arg, value)
     check_lstm_layers(lstm_layers, memory)
-    check_strength_noise(strength_noise, memory)
-    check_gate_activation(gate_activation, memory)
-    check_quiet_end(quiet_end, memory)
-    check_strength_noise_ends(strength_noise_ends, quiet_end, memory)
+    memory_options = _memory_options(memory_options, memory)
     from tfds_tasks import joint
 
     inputs = keras.Input((None,), dtype="int32", name="joint_ids")
@@ -144,21 +126,22 @@ def build_transducer(
             x = keras.layers.LSTM(hidden_size, return_sequences=True, name=f"lstm_{i}")(x)
         default_name = f"lstm{lstm_layers}_{hidden_size}"
     else:
-        cell = _lstm_memory_cell(
-            memory, hidden_size, memory_width, pop_bias_init=pop_bias_init, strength_noise=strength_noise,
-            gate_activation=gate_activation, quiet_end=quiet_end, strength_noise_ends=strength_noise_ends,
-        )  # fmt: skip
+        cell = MEMORY_CELLS[memory](keras.layers.LSTMCell(hidden_size), memory_width=memory_width,
+                                    **memory_options.cell_kwargs(memory))  # fmt: skip
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
         default_name = f"{memory}_lstm_{hidden_size}"
     logits = keras.layers.Dense(joint.output_vocab_size(target_vocab_size), name="logits")(x)
     return keras.Model(inputs, logits, name=name or default_name)
 
 
-def _lstm_memory_cell(memory, hidden_size, memory_width, quiet_end=None, strength_noise_ends="all", **options):
-    """The memory cell of `memory` around an `LSTMCell`; `quiet_end` and `strength_noise_ends` go to a DeQue only."""
-    if memory == "deque":
-        options.update(quiet_end=quiet_end, strength_noise_ends=strength_noise_ends)
-    return MEMORY_CELLS[memory](keras.layers.LSTMCell(hidden_size), memory_width=memory_width, **options)
+def _memory_options(memory_options, memory):
+    """`memory_options` (None: the defaults), checked to apply to `memory`."""
+    if memory_options is None:
+        return MemoryOptions()
+    if not isinstance(memory_options, MemoryOptions):
+        raise TypeError(f"`memory_options` must be a MemoryOptions or None; received {type(memory_options).__name__}.")
+    memory_options.check_for(memory)
+    return memory_options
 
 
 def build_hao_model(
@@ -168,8 +151,7 @@ def build_hao_model(
     stack=True,
     hidden_size=10,
     memory_width=2,
-    pop_bias_init=-1.0,
-    strength_noise=0.0,
+    memory_options=None,
     name=None,
 ):
     """A network of Hao et al. 2018 (§2.2, §5) for the aligned layout.
@@ -192,8 +174,8 @@ def build_hao_model(
         stack: Whether the network has a Neural Stack.
         hidden_size: LSTM state size (the paper: 10).
         memory_width: Stack vector size (the paper: 2, or 6 for XOR).
-        pop_bias_init: Initial pop-gate bias.
-        strength_noise: The `StackCell`'s `strength_noise` (with a stack only).
+        memory_options: The `StackCell`'s `MemoryOptions` (with a stack
+            only; without one, only the defaults); None: the defaults.
         name: Model name.
 
     Returns:
@@ -217,11 +199,7 @@ def build_hao_model(
         ("memory_width", memory_width),
     ):
         check_positive_int(arg, value)
-    if not stack and strength_noise:
-        raise ValueError(
-            f"`strength_noise` applies to the stack's strengths; received strength_noise={strength_noise!r} "
-            "with stack=False. Pass stack=True, or strength_noise=0."
-        )
+    memory_options = _memory_options(memory_options, "stack" if stack else controller)
     from tfds_tasks import joint
 
     outputs = joint.output_vocab_size(target_vocab_size, "aligned")
@@ -245,16 +223,11 @@ def build_hao_model(
                 memory_width=memory_width,
                 output_activation=None,
                 value_activation="sigmoid",
-                pop_bias_init=pop_bias_init,
-                strength_noise=strength_noise,
+                **memory_options.cell_kwargs("stack"),
             )
         else:
-            cell = StackCell(
-                keras.layers.LSTMCell(hidden_size),
-                memory_width=memory_width,
-                pop_bias_init=pop_bias_init,
-                strength_noise=strength_noise,
-            )
+            cell = StackCell(keras.layers.LSTMCell(hidden_size), memory_width=memory_width,
+                             **memory_options.cell_kwargs("stack"))  # fmt: skip
         x = MemoryRNN(cell, return_sequences=True, name="stack_rnn")(x)
     elif controller == "lstm":
         x = keras.layers.LSTM(hidden_size, return_sequences=True, name="lstm")(x)
@@ -454,10 +427,7 @@ def build_chomsky_model(
     hidden_size=CHOMSKY_HIDDEN_SIZE,
     memory_width=CHOMSKY_MEMORY_WIDTH,
     stack_size=CHOMSKY_STACK_SIZE,
-    gate_activation="sigmoid",
-    strength_noise=0.0,
-    quiet_end=None,
-    strength_noise_ends="all",
+    memory_options=None,
     name=None,
 ):
     """A model of the Chomsky-hierarchy benchmark (Delétang et al. 2023).
@@ -494,13 +464,9 @@ def build_chomsky_model(
         memory_width: Size of each memory (stack) vector.
         stack_size: Vectors the superposition stack holds
             (`"superposition_stack"` only; the others grow with the tape).
-        gate_activation: The memory cell's `gate_activation` ("stack",
-            "queue" and "deque" only).
-        strength_noise: The memory cell's `strength_noise` ("stack",
-            "queue" and "deque" only).
-        quiet_end: The `DequeCell`'s `quiet_end` ("deque" only).
-        strength_noise_ends: The `DequeCell`'s `strength_noise_ends`
-            ("deque" only).
+        memory_options: The memory cell's `MemoryOptions` ("stack",
+            "queue" and "deque"; the other models take only the defaults);
+            None: the defaults.
         name: Model name; default e.g. "chomsky_stack_256".
 
     Returns:
@@ -527,26 +493,15 @@ def build_chomsky_model(
         ("stack_size", stack_size),
     ):
         check_positive_int(arg, value)
-    with_memory_cell = memory in MEMORY_CELLS
-    check_strength_noise(strength_noise, memory)
-    check_gate_activation(gate_activation, memory)
-    check_quiet_end(quiet_end, memory)
-    check_strength_noise_ends(strength_noise_ends, quiet_end, memory)
-    if memory == "superposition_stack" and strength_noise:
-        raise ValueError(
-            "`strength_noise` applies to the memory cells ('stack', 'queue', 'deque'), not "
-            f"memory='superposition_stack'; received strength_noise={strength_noise!r}. Leave it at 0."
-        )
+    memory_options = _memory_options(memory_options, memory)
     tape_ids = chomsky_blank_id(input_vocab_size) + 1
     inputs = keras.Input((None,), dtype="int32", name="tape_ids")
     x = keras.layers.Embedding(
         tape_ids, tape_ids, embeddings_initializer="identity", trainable=False, mask_zero=True, name="one_hot"
     )(inputs)
-    if with_memory_cell:
-        cell = _lstm_memory_cell(
-            memory, hidden_size, memory_width, strength_noise=strength_noise, gate_activation=gate_activation,
-            quiet_end=quiet_end, strength_noise_ends=strength_noise_ends,
-        )  # fmt: skip
+    if memory in MEMORY_CELLS:
+        cell = MEMORY_CELLS[memory](keras.layers.LSTMCell(hidden_size), memory_width=memory_width,
+                                    **memory_options.cell_kwargs(memory))  # fmt: skip
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
     elif memory == "superposition_stack":
         cell = SuperpositionStackCell(keras.layers.SimpleRNNCell(hidden_size), stack_size, memory_width)

@@ -8,7 +8,7 @@ import time
 
 import keras
 
-from keras_neural_memory.experiments.run_folder import write_atomically
+from keras_neural_memory.experiments.files import write_atomically
 
 
 class EpochHistory(keras.callbacks.Callback):

@@ -43,7 +43,7 @@ import time
 import numpy as np
 
 from keras_neural_memory.experiments import data, files
-from keras_neural_memory.experiments.config import CHOMSKY_PROTOCOL, chomsky_task
+from keras_neural_memory.experiments.common import CHOMSKY_PROTOCOL, chomsky_task
 
 #: The accuracy against length a run writes into its folder, and its plot.
 CURVE_FILE = "accuracy_by_length.json"
@@ -64,7 +64,7 @@ class ChomskySetup:
     Attributes:
         name: The run's task, "chomsky_hierarchy/NAME".
         task: Its `ChomskyTask` (vocabularies, lengths, sampling).
-        layout: "chomsky" (see `config.task_layout`).
+        layout: "chomsky" (`protocols.CHOMSKY`).
     """
 
     name: str
@@ -92,10 +92,7 @@ def build_model(setup, config):
         hidden_size=config.hidden_size,
         memory_width=config.memory_width,
         stack_size=config.stack_size or models.CHOMSKY_STACK_SIZE,
-        strength_noise=config.strength_noise,
-        gate_activation=config.gate_activation,
-        quiet_end=config.quiet_end,
-        strength_noise_ends=config.strength_noise_ends,
+        memory_options=config.memory_options,
     )
 
 

@@ -45,17 +45,11 @@ from keras_neural_memory.experiments.config import (
     RunConfig,
     UsageError,
     deque_recipe,
-    task_layout,
 )
+from keras_neural_memory.experiments.protocols import protocol_for
+from keras_neural_memory.memory_options import MemoryOptions
 from keras_neural_memory.models import CHOMSKY_MODELS, CONTROLLERS
-from keras_neural_memory.validation import (
-    GATE_ACTIVATIONS,
-    QUIET_ENDS,
-    STRENGTH_NOISE_ENDS,
-    InvalidArgumentError,
-    check_positive_int,
-    check_real,
-)
+from keras_neural_memory.validation import InvalidArgumentError, check_positive_int, check_real
 
 
 def _argument_type(parse, check, noun, **bounds):
@@ -148,6 +142,27 @@ def _chomsky_evaluation_flags(command, default_note="the protocol's"):
                          f"{CHOMSKY_PROTOCOL['eval_sequences']}")  # fmt: skip
 
 
+def _memory_option_flags(command):
+    """One flag per `MemoryOptions` field, named after it (dashes for underscores).
+
+    A flag left out is None: the option's default, or on `--memory deque`
+    the DeQue recipe's (`train_config`).
+    """
+    recipe = DEQUE_RECIPE["memory_options"].changed()
+    for field in dataclasses.fields(MemoryOptions):
+        meta = field.metadata
+        choices = [choice for choice in meta["choices"] if choice is not None] if meta["choices"] else None
+        default = "none" if field.default is None else f"{field.default:g}" if choices is None else field.default
+        if field.name in recipe:
+            value = recipe[field.name]
+            default += f"; {value:g}" if choices is None else f"; {value}"
+            default += " for --memory deque (the DeQue recipe)"
+        number = non_negative_float if meta["minimum"] == 0 else _argument_type(float, check_real, "a number")
+        takes = "the DeQue only" if meta["memories"] == ("deque",) else "memory models only"
+        command.add_argument(f"--{field.name.replace('_', '-')}", choices=choices, type=None if choices else number,
+                             metavar=None if choices else "VALUE", help=f"{meta['help']} ({takes}); default {default}")
+
+
 def parser():
     top = argparse.ArgumentParser(prog="neural-memory", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True)
@@ -168,30 +183,18 @@ def parser():
                        help=f"default {DEFAULT_LEARNING_RATE:g}, from the paper's grid ({DEQUE_RECIPE['learning_rate']:g} for "
                        "--memory deque); on chomsky_hierarchy/ tasks "
                        f"{CHOMSKY_PROTOCOL['learning_rate']:g} from {{{','.join(f'{r:g}' for r in CHOMSKY_LEARNING_RATES)}}}")  # fmt: skip
-    train.add_argument("--strength-noise", type=non_negative_float, metavar="STDDEV",
-                       help="Gaussian noise on the push and pop logits while training (memory models; default 0, "
-                       f"or {DEQUE_RECIPE['strength_noise']:g} after the first {DEQUE_RECIPE_QUIET_BATCHES} batches "
-                       "for --memory deque)")  # fmt: skip
+    _memory_option_flags(train)
     train.add_argument("--strength-noise-epochs", type=positive_int, metavar="EPOCHS",
                        help="train with --strength-noise for the first EPOCHS epochs only, then without; "
                        "default: every epoch")  # fmt: skip
     train.add_argument("--strength-noise-delay", type=positive_int, metavar="EPOCHS",
                        help="train without noise for the first EPOCHS epochs, then with --strength-noise; "
                        "default: noise from the first epoch")  # fmt: skip
-    train.add_argument("--gate-activation", choices=GATE_ACTIVATIONS,
-                       help="activation of the push and pop gates (memory models): sigmoid, as in the paper "
-                            "(default), or hard_sigmoid, which reaches exactly 0 and 1 (default for --memory deque)")
-    train.add_argument("--quiet-end", choices=QUIET_ENDS[1:],
-                       help="which end of the DeQue starts with low push and pop biases (random, top or bottom; both: "
-                            "both ends); "
-                            "default: both ends alike, as in the paper; random for --memory deque")
-    train.add_argument("--strength-noise-ends", choices=STRENGTH_NOISE_ENDS, default="all",
-                       help="which ends of the DeQue get --strength-noise: all (default), or quiet, the end of "
-                       "--quiet-end only")  # fmt: skip
     train.add_argument("--paper-deque", action="store_true",
                        help="--memory deque: train the paper's DeQue (sigmoid gates, both ends alike, no noise, "
                        f"learning rate {DEFAULT_LEARNING_RATE:g}) instead of adding the recipe with which it learns "
-                       "copy and reversal")  # fmt: skip
+                       f"copy and reversal, whose strength noise starts after the first {DEQUE_RECIPE_QUIET_BATCHES} "
+                       "batches (rounded up to whole epochs)")  # fmt: skip
     train.add_argument("--vocab-size", type=positive_int, metavar="SYMBOLS",
                        help="content symbols of the task (ITG tasks: class words, 3 for one per class); "
                        "default: the scale's")  # fmt: skip
@@ -254,32 +257,23 @@ def parser():
 def cmd_train(args):
     from keras_neural_memory.experiments import training
 
-    results = training.train(train_config(args))
+    config = train_config(args)
+    results = training.train(config)
     output = pathlib.Path(results["output_dir"])
     if results["diverged"]:
         print(f"neural-memory train: error: the loss became NaN after {results['batches']:,} batches; "
               f"the run is recorded as diverged in {output / 'results.json'} (try a lower --learning-rate)",
               file=sys.stderr)  # fmt: skip
         return 1
-    if "score" in results:  # a chomsky_hierarchy/ run
-        from keras_neural_memory.experiments import chomsky
-
-        print(f"\n{chomsky.score_text(results['score'])}")
-        print(f"model: {output / 'model.keras'}\nresults: {output / 'results.json'}\n"
-              f"accuracy by length: {output / chomsky.CURVE_FILE}, {output / chomsky.PLOT_FILE}")  # fmt: skip
-        return 0
-    print(f"\n{'lengths':14s}{'coarse':>8s}{'fine':>8s}{'masked':>8s}")
-    for split in ("train", "test"):
-        accuracy, lengths = results[f"{split}_accuracy"], results[f"{split}_lengths"]
-        print(f"{split:5s} {lengths[0]:>3d}-{lengths[1]:<4d}{accuracy['coarse']:8.3f}{accuracy['fine']:8.3f}{accuracy['masked']:8.3f}")
-    print(f"model: {output / 'model.keras'}\nresults: {output / 'results.json'}")
+    print("\n" + config.protocol.summary(results, output))
     return 0
 
 
 def train_config(args):
-    """The `RunConfig` of parsed `train` arguments, with `DEQUE_RECIPE` where it applies.
+    """The resolved `RunConfig` of parsed `train` arguments, with `DEQUE_RECIPE` where it applies.
 
-    Every field of `RunConfig` is an option of `train`, under the same name.
+    Every field of `RunConfig` and of its `MemoryOptions` is an option of
+    `train`, under the same name.
     `--memory deque` on a task of Grefenstette et al. takes the recipe's
     value of each option it leaves out (and the recipe's noise delay only
     with the recipe's noise), unless `--paper-deque`; every other run
@@ -289,27 +283,35 @@ def train_config(args):
         UsageError: `--paper-deque` without `--memory deque`, or the
             options make no valid `RunConfig`.
     """
-    options = {field.name: getattr(args, field.name) for field in dataclasses.fields(RunConfig)}
+    options = {field.name: getattr(args, field.name) for field in dataclasses.fields(RunConfig) if field.name != "memory_options"}
+    memory_options = {name: getattr(args, name) for name in MemoryOptions.option_names()}
     if args.paper_deque and args.memory != "deque":
         raise UsageError(f"--paper-deque chooses the DeQue's settings, not those of --memory {args.memory}; leave it out")
-    if args.memory == "deque" and not args.paper_deque and task_layout(args.task) == "joint":
+    if args.memory == "deque" and not args.paper_deque and protocol_for(args.task).takes_deque_recipe:
+        # The recipe's delay is counted in the run's epochs, which its protocol sizes.
         steps = RunConfig(args.task, scale=args.scale, steps_per_epoch=args.steps_per_epoch).resolved().steps_per_epoch
         recipe = deque_recipe(steps)
         if args.strength_noise is not None:  # the user's noise, on the user's schedule
             del recipe["strength_noise_delay"]
+        recipe_options = recipe.pop("memory_options").changed()
+        memory_options.update({name: value for name, value in recipe_options.items() if memory_options[name] is None})
         options.update({name: value for name, value in recipe.items() if options[name] is None})
-        print(f"note: --memory deque trains with {_recipe_text(options)}; --paper-deque for the paper's DeQue", flush=True)
+        print(f"note: --memory deque trains with the DeQue recipe, {_recipe_text(memory_options, options)}; "
+              "--paper-deque for the paper's DeQue", flush=True)  # fmt: skip
     defaults = {field.name: field.default for field in dataclasses.fields(RunConfig)}
-    return RunConfig(**{name: defaults[name] if value is None else value for name, value in options.items()})
+    options = {name: defaults[name] if value is None else value for name, value in options.items()}
+    chosen = MemoryOptions(**{name: value for name, value in memory_options.items() if value is not None})
+    return RunConfig(**options, memory_options=chosen).resolved()
 
 
-def _recipe_text(options):
-    """The recipe's options as `train_config` filled them in, in words."""
-    noise = f"strength noise {options['strength_noise']:g}" if options["strength_noise"] else "no strength noise"
-    if options["strength_noise"] and options["strength_noise_delay"]:
-        noise += f" from epoch {options['strength_noise_delay'] + 1}"
-    return (f"{options['gate_activation']} gates, quiet end {options['quiet_end']}, {noise}, "
-            f"learning rate {options['learning_rate']:g}")  # fmt: skip
+def _recipe_text(memory_options, options):
+    """The DeQue recipe's options as `train_config` filled them in (the user's where given), as flags."""
+    shown = {name: memory_options[name] for name in DEQUE_RECIPE["memory_options"].changed()}
+    shown["learning_rate"] = options["learning_rate"]
+    if memory_options["strength_noise"] and options["strength_noise_delay"]:
+        shown["strength_noise_delay"] = options["strength_noise_delay"]
+    return " ".join(f"--{name.replace('_', '-')} {value:g}" if isinstance(value, (int, float)) else f"--{name.replace('_', '-')} {value}"
+                    for name, value in shown.items())  # fmt: skip
 
 
 def cmd_evaluate(args):

@@ -1,71 +1,34 @@
-"""What a run is: its scales, the paper's model names, and `RunConfig`.
+"""What a run is: `RunConfig`, checked and resolved by its task's protocol; the paper's grid; the DeQue recipe.
 
 Plain data and checks: the command line parses and rejects arguments with
-these before it loads any data or builds a model.
+these before it loads any data or builds a model. The scales and the
+protocols' numbers are those of `common`.
 """
 
 import dataclasses
 
-from keras_neural_memory.models import (
-    CHOMSKY_HIDDEN_SIZE,
-    CHOMSKY_MEMORY_WIDTH,
-    CHOMSKY_MODELS,
-    CHOMSKY_STACK_SIZE,
-    CONTROLLERS,
-    DEFAULT_LSTM_LAYERS,
+# The numbers and the error every module shares, given here to the rest of the application too.
+from keras_neural_memory.experiments.common import (  # noqa: F401
+    CHOMSKY_LEARNING_RATES,
+    CHOMSKY_PREFIX,
+    CHOMSKY_PROTOCOL,
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_LEARNING_RATE,
+    HAO_HIDDEN_SIZE,
+    HAO_MEMORY_WIDTH,
+    SCALES,
+    UsageError,
+    chomsky_task,
 )
+from keras_neural_memory.experiments.protocols import protocol_for
+from keras_neural_memory.memory_options import MemoryOptions
+from keras_neural_memory.models import CHOMSKY_MODELS, CHOMSKY_STACK_SIZE, CONTROLLERS
 from keras_neural_memory.validation import (
     check_choice,
-    check_gate_activation,
     check_int,
-    check_quiet_end,
-    check_strength_noise_ends,
     check_lstm_layers,
     check_positive_int,
     check_real,
-    check_strength_noise,
-)
-
-# Grefenstette et al. tasks: source lengths, vocabulary and model size at
-# each scale. "quick" is for smoke tests; "default" shows the effect in
-# minutes on a 2-core CPU; "paper" is §4 (training runs far longer there).
-# Hao et al. tasks keep their own lengths at every scale.
-SCALES = {
-    "quick": dict(train=(4, 8), test=(9, 16), vocab=8, hidden=32, width=16, epochs=4, steps=100),
-    "default": dict(train=(8, 16), test=(17, 32), vocab=32, hidden=64, width=32, epochs=10, steps=300),
-    "paper": dict(train=(8, 64), test=(65, 128), vocab=128, hidden=256, width=256, epochs=100, steps=1000),
-}
-
-# Hao et al. 2018 §5: hidden size 10, stack vectors of 2.
-HAO_HIDDEN_SIZE, HAO_MEMORY_WIDTH = 10, 2
-# The defaults of Grefenstette et al. and Hao et al. runs: the paper's
-# RMSProp learning rate (from its grid) and batch.
-DEFAULT_LEARNING_RATE, DEFAULT_BATCH_SIZE = 5e-3, 10
-
-#: Tasks "chomsky_hierarchy/NAME" are the 15 tasks of Delétang et al. (2023).
-CHOMSKY_PREFIX = "chomsky_hierarchy/"
-# Their protocol: batches of 128 of one length uniform on 1-40,
-# Adam with learning rates {1e-4, 3e-4, 5e-4}, 1,000,000 steps; 512
-# sequences of every length 1-500; the score is the mean accuracy over the
-# lengths beyond training. Here the default budget is 10 epochs of 1,000
-# steps (the authors' example script trains 10,000), and the learning rate
-# the grid's largest, for that shorter budget.
-CHOMSKY_PROTOCOL = dict(
-    hidden=CHOMSKY_HIDDEN_SIZE, width=CHOMSKY_MEMORY_WIDTH, stack_size=CHOMSKY_STACK_SIZE, epochs=10, steps=1000, learning_rate=5e-4,
-    batch_size=128, train_lengths=(1, 40), eval_max_length=500, eval_sequences=512,
-)  # fmt: skip
-CHOMSKY_LEARNING_RATES = (1e-4, 3e-4, 5e-4)
-# What Chomsky-hierarchy runs leave at their defaults: `RunConfig` field, its default, its flag.
-_NOT_CHOMSKY = (
-    ("scale", "default", "--scale"),
-    ("controller", "lstm", "--controller"),
-    ("lstm_layers", None, "--lstm-layers"),
-    ("stop_at_coarse", None, "--stop-at-coarse"),
-    ("validation_examples", None, "--validation-examples"),
-    ("eval_examples", 500, "--eval-examples"),
-    ("curriculum_epochs", None, "--curriculum-epochs"),
-    ("vocab_size", None, "--vocab-size"),
-    ("rule_probabilities", None, "--rule-probabilities"),
 )
 
 # The grid of Grefenstette et al. §4.4 and Appendix D: the memory LSTMs and
@@ -76,17 +39,17 @@ PAPER_LEARNING_RATES = (5e-3, 1e-3, 5e-4, 1e-4, 5e-5)
 
 
 # What `neural-memory train --memory deque` adds on the tasks of Grefenstette
-# et al. unless given `--paper-deque`: the settings with which the DeQue-LSTM
-# learns copy and reversal at the default scale (docs/results/deque.md, the
-# condition `hard_sigmoid_quiet_end_noise_after5_lr2e-3`), where with the
-# paper's it learns no copy. Its strength noise starts after the first
+# et al. unless given `--paper-deque`, as `RunConfig` keyword arguments: the
+# settings with which the DeQue-LSTM learns copy and reversal at the default
+# scale (docs/results/deque.md, the condition
+# `hard_sigmoid_quiet_end_noise_after5_lr2e-3`), where with the paper's it
+# learns no copy. Its strength noise starts after the first
 # `DEQUE_RECIPE_QUIET_BATCHES` batches, rounded up to whole epochs.
-DEQUE_RECIPE = dict(gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5, learning_rate=2e-3)
+DEQUE_RECIPE = dict(
+    memory_options=MemoryOptions(gate_activation="hard_sigmoid", quiet_end="random", strength_noise=0.5),
+    learning_rate=2e-3,
+)
 DEQUE_RECIPE_QUIET_BATCHES = 500
-
-
-class UsageError(ValueError):
-    """A user's mistake: the command line prints it as one line and exits with status 2."""
 
 
 def model_kind(name):
@@ -116,77 +79,25 @@ def deque_recipe(steps_per_epoch):
     Example:
 
     >>> config = RunConfig("sequence_copy", memory="deque", steps_per_epoch=300, **deque_recipe(300))
-    >>> config.gate_activation, config.quiet_end, config.strength_noise, config.strength_noise_delay
-    ('hard_sigmoid', 'random', 0.5, 2)
+    >>> config.memory_options.changed(), config.strength_noise_delay
+    ({'gate_activation': 'hard_sigmoid', 'strength_noise': 0.5, 'quiet_end': 'random'}, 2)
     """
     check_positive_int("steps_per_epoch", steps_per_epoch)
     return dict(DEQUE_RECIPE, strength_noise_delay=-(-DEQUE_RECIPE_QUIET_BATCHES // steps_per_epoch))
-
-
-def is_chomsky_task(task):
-    """Whether `task` names a Chomsky-hierarchy task ("chomsky_hierarchy/NAME"), known or not."""
-    return isinstance(task, str) and task.startswith(CHOMSKY_PREFIX)
-
-
-def chomsky_task(task):
-    """The `ChomskyTask` of "chomsky_hierarchy/NAME".
-
-    Raises:
-        UsageError: NAME is not one of the 15 tasks; the message lists them.
-
-    Example:
-
-    >>> chomsky_task("chomsky_hierarchy/reverse_string").output_length(5)
-    5
-    """
-    from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASK_NAMES, CHOMSKY_TASKS
-
-    name = task[len(CHOMSKY_PREFIX) :] if is_chomsky_task(task) else None
-    if name not in CHOMSKY_TASKS:
-        raise UsageError(f"unknown task {task!r}; choose one of: {', '.join(CHOMSKY_PREFIX + n for n in CHOMSKY_TASK_NAMES)}")
-    return CHOMSKY_TASKS[name]
-
-
-def _has_lstm_depth(task, memory):
-    """Whether the model of `memory` on `task` takes `lstm_layers`: only the LSTM baseline of Grefenstette et al. tasks."""
-    return memory == "lstm" and task_layout(task) == "joint"
-
-
-def task_layout(task):
-    """The layout of `task`: "joint" (Grefenstette et al.), "aligned" (Hao et al.) or "chomsky".
-
-    "chomsky" is the non-autoregressive layout of Delétang et al. (2023):
-    the input, then one blank per output (`models.chomsky_tape`).
-
-    Raises:
-        UsageError: `task` is not a task of `tfds_tasks` nor "chomsky_hierarchy/NAME".
-
-    Example:
-
-    >>> task_layout("bigram_flip"), task_layout("delayed_xor")
-    ('joint', 'aligned')
-    """
-    if is_chomsky_task(task):
-        chomsky_task(task)
-        return "chomsky"
-    from tfds_tasks import TASK_NAMES, layout_for
-
-    if task not in TASK_NAMES:
-        raise UsageError(f"unknown task {task!r}; choose one of: {', '.join(TASK_NAMES)}")
-    return layout_for(task)
 
 
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
     """One training run of `neural-memory train` (and of each run of `reproduce`).
 
-    Sizes left as None come from `scale` (Grefenstette et al. tasks), from
-    Hao et al. (hidden size 10, memory width 2), or from the protocol of
-    Delétang et al. (`CHOMSKY_PROTOCOL`, tasks "chomsky_hierarchy/NAME");
-    `resolved` fills them in. Chomsky-hierarchy runs leave `scale`,
-    `controller`, `lstm_layers`, `stop_at_coarse`, `validation_examples`
-    and `eval_examples` at their defaults, and only they take
-    `eval_max_length` and `eval_sequences`.
+    Sizes left as None come from the task's protocol
+    (`protocols.protocol_for`): from `scale` on Grefenstette et al. tasks,
+    from Hao et al. (hidden size 10, memory width 2), or from the protocol
+    of Delétang et al. (`CHOMSKY_PROTOCOL`, tasks "chomsky_hierarchy/NAME").
+    `resolved` fills them in and returns a `ResolvedRunConfig`.
+    Chomsky-hierarchy runs leave `scale`, `controller`, `lstm_layers`,
+    `stop_at_coarse`, `validation_examples` and `eval_examples` at their
+    defaults, and only they take `eval_max_length` and `eval_sequences`.
 
     Args:
         task: A `tfds_tasks` task name, e.g. "sequence_reversal", or
@@ -203,10 +114,12 @@ class RunConfig:
         memory_width: Memory vector size.
         learning_rate: RMSProp learning rate (Adam on Chomsky-hierarchy
             tasks); None: 5e-3, or 5e-4 on Chomsky-hierarchy tasks.
-        strength_noise: The memory cell's `strength_noise` (Gaussian noise
-            on the push and pop logits while training); memory models only.
-        strength_noise_epochs: Train with `strength_noise` for the first
-            this many epochs only, then without (a
+        memory_options: The memory cell's `MemoryOptions` (gate
+            activation, strength noise and its ends, the DeQue's quiet end,
+            the pop bias); every option but the defaults needs a model that
+            takes it.
+        strength_noise_epochs: Train with the options' `strength_noise`
+            for the first this many epochs only, then without (a
             `keras_neural_memory.StrengthNoiseScheduler`); None: every
             epoch. Counted from the first epoch, so with
             `strength_noise_delay` the noisy epochs are those from the
@@ -215,13 +128,6 @@ class RunConfig:
             epochs, then with `strength_noise` (up to `strength_noise_epochs`
             when that is set); None: from the first epoch. Needs
             `strength_noise`.
-        gate_activation: The memory cell's `gate_activation`: "sigmoid"
-            (the paper) or "hard_sigmoid"; memory models only.
-        quiet_end: The `DequeCell`'s `quiet_end` (the DeQue only): None
-            (both ends alike, the paper), "random", "top", "bottom" or "both".
-        strength_noise_ends: The `DequeCell`'s `strength_noise_ends` (the
-            DeQue only): "all", or "quiet" for `strength_noise` on the quiet
-            end only. "quiet" needs `strength_noise` and `quiet_end`.
         vocab_size: Content symbols of the task (for the ITG tasks, class
             words, e.g. 3 for one word per class, the TFDS configs
             `default_scale_one_word`); None: the scale's. Grefenstette et
@@ -266,6 +172,10 @@ class RunConfig:
         jit_compile: Compile with XLA.
         verbose: Keras `fit` verbosity (0, 1 or 2).
 
+    Raises:
+        UsageError: The options do not make a run: an unknown task, or an
+            option the task's protocol or the model does not take.
+
     Example:
 
     >>> config = RunConfig("sequence_reversal", scale="quick").resolved()
@@ -281,12 +191,9 @@ class RunConfig:
     hidden_size: int | None = None
     memory_width: int | None = None
     learning_rate: float | None = None
-    strength_noise: float = 0.0
+    memory_options: MemoryOptions = MemoryOptions()
     strength_noise_epochs: int | None = None
     strength_noise_delay: int | None = None
-    gate_activation: str = "sigmoid"
-    quiet_end: str | None = None
-    strength_noise_ends: str = "all"
     vocab_size: int | None = None
     rule_probabilities: tuple | None = None
     stack_size: int | None = None
@@ -311,6 +218,8 @@ class RunConfig:
         check_choice("scale", self.scale, tuple(SCALES))
         check_choice("verbose", self.verbose, (0, 1, 2))
         check_positive_int("eval_examples", self.eval_examples)
+        if not isinstance(self.memory_options, MemoryOptions):
+            raise UsageError(f"memory_options must be a MemoryOptions; received {type(self.memory_options).__name__}")
         if self.rule_probabilities is not None:
             from tfds_tasks.generators.itg import rule_probability_pairs
 
@@ -321,34 +230,24 @@ class RunConfig:
             check_positive_int(name, getattr(self, name), allow_none=True)
         if self.learning_rate is not None:
             check_real("learning_rate", self.learning_rate, above=0)
-        if self.memory == "superposition_stack":
-            # The Stack-RNN has no memory cell of this package: nothing to add noise to or gate.
-            if self.strength_noise or self.gate_activation != "sigmoid":
-                raise UsageError("--strength-noise and --gate-activation apply to the memory cells (stack, queue, "
-                                 "deque), not to superposition_stack; leave them out")  # fmt: skip
-        else:
+        if self.memory != "superposition_stack":
             if self.stack_size is not None:
                 raise UsageError(f"--stack-size sizes the stack of --memory superposition_stack, not of "
                                  f"{self.memory}, whose memory grows with the input; leave it out")  # fmt: skip
             check_lstm_layers(self.lstm_layers, self.memory)
-            check_strength_noise(self.strength_noise, self.memory)
-            check_gate_activation(self.gate_activation, self.memory)
-        if self.strength_noise_epochs is not None and not self.strength_noise:
+        self.memory_options.check_for(self.memory)
+        noise = self.memory_options.strength_noise
+        if self.strength_noise_epochs is not None and not noise:
             raise UsageError("--strength-noise-epochs N sets how long --strength-noise lasts; "
                              "add --strength-noise STDDEV, or leave it out")  # fmt: skip
         if self.strength_noise_delay is not None:
-            if not self.strength_noise:
+            if not noise:
                 raise UsageError("--strength-noise-delay N sets when --strength-noise starts; "
                                  "add --strength-noise STDDEV, or leave it out")  # fmt: skip
             if self.strength_noise_epochs is not None and self.strength_noise_delay >= self.strength_noise_epochs:
                 raise UsageError(f"--strength-noise-delay {self.strength_noise_delay} leaves no noisy epoch before "
                                  f"--strength-noise-epochs {self.strength_noise_epochs}; make the delay smaller")  # fmt: skip
-        check_quiet_end(self.quiet_end, self.memory)
-        check_strength_noise_ends(self.strength_noise_ends, self.quiet_end, self.memory)
-        if self.strength_noise_ends != "all" and not self.strength_noise:
-            raise UsageError(f"--strength-noise-ends {self.strength_noise_ends} sets where --strength-noise goes; "
-                             "add --strength-noise STDDEV, or leave it out")  # fmt: skip
-        self._check_task_options()
+        self.protocol.check(self)
         if self.stop_at_coarse is not None:
             check_real("stop_at_coarse", self.stop_at_coarse, above=0, maximum=1)
             if self.curriculum_epochs and self.validation_examples is None:
@@ -356,63 +255,27 @@ class RunConfig:
                                  "curriculum's training batches are shorter than the training lengths")  # fmt: skip
         check_int("seed", self.seed)
 
-    def _check_task_options(self):
-        """Options that only Chomsky-hierarchy runs take, or that they do not take: a `UsageError`."""
-        if is_chomsky_task(self.task):
-            for name, default, flag in _NOT_CHOMSKY:
-                if getattr(self, name) != default:
-                    raise UsageError(f"{flag} does not apply to {self.task} (Delétang et al. protocol); leave it out")
-            return
-        if self.memory == "superposition_stack":
-            raise UsageError(f"--memory superposition_stack is the Stack-RNN of the chomsky_hierarchy/ tasks, "
-                             f"not of {self.task}; choose stack, queue, deque or lstm")  # fmt: skip
-        for name in ("eval_max_length", "eval_sequences"):
-            if getattr(self, name) is not None:
-                raise UsageError(f"--{name.replace('_', '-')} applies to chomsky_hierarchy/ tasks only, "
-                                 f"not {self.task}; leave it out")  # fmt: skip
+    @property
+    def protocol(self):
+        """The `protocols.Protocol` of the run's task family, picked from `task`."""
+        return protocol_for(self.task)
 
     def resolved(self):
-        """A copy with every size that was None taken from the scale (or Hao et al.).
+        """A `ResolvedRunConfig`: this config with every size that was None taken from its protocol.
 
         Grefenstette et al. tasks take their sizes from `scale`, Hao et al.
-        tasks (the "aligned" layout of `tfds_tasks.layout_for`) theirs.
+        tasks theirs, Chomsky-hierarchy tasks the protocol of Delétang et
+        al.
 
         Raises:
-            UsageError: `task` is not a task of `tfds_tasks`, or
-                `lstm_layers` is more than 1 on a Hao et al. task, whose
-                models have one controller layer.
+            UsageError: `lstm_layers` is more than 1 on a Hao et al. task,
+                whose models have one controller layer.
         """
-        if task_layout(self.task) == "chomsky":
-            protocol = CHOMSKY_PROTOCOL
-            return dataclasses.replace(
-                self,
-                hidden_size=self.hidden_size or protocol["hidden"],
-                memory_width=self.memory_width or protocol["width"],
-                stack_size=self.stack_size or (protocol["stack_size"] if self.memory == "superposition_stack" else None),
-                learning_rate=self.learning_rate or protocol["learning_rate"],
-                batch_size=self.batch_size or protocol["batch_size"],
-                epochs=self.epochs or protocol["epochs"],
-                steps_per_epoch=self.steps_per_epoch or protocol["steps"],
-                eval_max_length=self.eval_max_length or protocol["eval_max_length"],
-                eval_sequences=self.eval_sequences or protocol["eval_sequences"],
-            )
-        scale = SCALES[self.scale]
-        joint = task_layout(self.task) == "joint"
-        deep = _has_lstm_depth(self.task, self.memory)
-        # Memory models were refused another depth in __init__; this is the LSTM of a Hao et al. task.
-        if not deep and self.lstm_layers not in (None, 1):
-            raise UsageError(f"task {self.task} (Hao et al.) has models of one controller layer; leave out "
-                             f"--lstm-layers {self.lstm_layers}")  # fmt: skip
-        return dataclasses.replace(
-            self,
-            lstm_layers=self.lstm_layers or (DEFAULT_LSTM_LAYERS if deep else 1),
-            learning_rate=self.learning_rate or DEFAULT_LEARNING_RATE,
-            batch_size=self.batch_size or DEFAULT_BATCH_SIZE,
-            hidden_size=self.hidden_size or (scale["hidden"] if joint else HAO_HIDDEN_SIZE),
-            memory_width=self.memory_width or (scale["width"] if joint else HAO_MEMORY_WIDTH),
-            epochs=self.epochs or scale["epochs"],
-            steps_per_epoch=self.steps_per_epoch or scale["steps"],
-        )
+        return ResolvedRunConfig(**{**self.fields(), **self.protocol.defaults(self)})
+
+    def fields(self):
+        """`{name: value}` of every field, as given (not copied)."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
     @classmethod
     def from_settings(cls, settings):
@@ -428,54 +291,46 @@ class RunConfig:
         >>> RunConfig.from_settings({**old, "lstm_layers": 2}).lstm_layers
         1
         """
-        settings = dict(settings)
-        if not _has_lstm_depth(settings["task"], settings.get("memory", cls.memory)):
+        options = MemoryOptions.from_record(settings)
+        settings = {name: value for name, value in settings.items() if name not in MemoryOptions.option_names()}
+        if not protocol_for(settings["task"]).takes_lstm_depth(settings.get("memory", cls.memory)):
             settings["lstm_layers"] = None
-        return cls(**settings).resolved()
+        return cls(**settings, memory_options=options).resolved()
 
     def output_path(self):
-        """The run's folder: `output_dir`, or "runs/TASK-MEMORY-SCALE" ("runs/chomsky_hierarchy-NAME-MEMORY")."""
-        if self.output_dir:
-            return self.output_dir
-        if is_chomsky_task(self.task):
-            return f"runs/{self.task.replace('/', '-')}-{self.memory}"
-        return f"runs/{self.task}-{self.memory}-{self.scale}"
+        """The run's folder: `output_dir`, or the protocol's default ("runs/TASK-MEMORY-SCALE")."""
+        return self.output_dir or self.protocol.default_output_path(self)
 
     def settings(self):
         """What makes two runs the same run, as recorded in `results.json`.
 
-        Where the run is written and how it prints are not part of it.
+        Where the run is written and how it prints are not part of it. The
+        memory options are recorded flat, those at their defaults left out.
         """
-        record = dataclasses.asdict(self)
-        for key in ("output_dir", "overwrite", "jit_compile", "verbose"):
+        record = self.fields()
+        for key in ("output_dir", "overwrite", "jit_compile", "verbose", "memory_options"):
             del record[key]
+        record.update(self.memory_options.changed())
         # Options left off are recorded as before they existed, so those runs still match.
-        if not record["strength_noise"]:
-            del record["strength_noise"]
-        for key in ("strength_noise_epochs", "strength_noise_delay"):
+        for key in ("strength_noise_epochs", "strength_noise_delay", "validation_examples", "curriculum_epochs",
+                    "vocab_size", "rule_probabilities"):  # fmt: skip
             if record[key] is None:
                 del record[key]
-        if record["gate_activation"] == "sigmoid":
-            del record["gate_activation"]
-        if record["quiet_end"] is None:
-            del record["quiet_end"]
-        if record["strength_noise_ends"] == "all":
-            del record["strength_noise_ends"]
         if record["stack_size"] in (None, CHOMSKY_STACK_SIZE):
             del record["stack_size"]
-        if record["validation_examples"] is None:
-            del record["validation_examples"]
-        if record["curriculum_epochs"] is None:
-            del record["curriculum_epochs"]
-        if record["vocab_size"] is None:
-            del record["vocab_size"]
-        if record["rule_probabilities"] is None:
-            del record["rule_probabilities"]
-        else:  # JSON-shaped, as results.json reads back
+        if "rule_probabilities" in record:  # JSON-shaped, as results.json reads back
             record["rule_probabilities"] = {name: list(values) for name, values in record["rule_probabilities"]}
-        if is_chomsky_task(self.task):  # what these runs cannot change
-            for name, _, _ in _NOT_CHOMSKY:
-                record.pop(name, None)
-        else:
-            del record["eval_max_length"], record["eval_sequences"]
-        return record
+        return self.protocol.recorded(record)
+
+
+@dataclasses.dataclass(frozen=True)
+class ResolvedRunConfig(RunConfig):
+    """A `RunConfig` with every size filled in by its protocol, as `RunConfig.resolved` returns it.
+
+    Its type says that it is resolved: `resolved` returns it as it is, so
+    a run's configuration is resolved once, wherever it is passed.
+    """
+
+    def resolved(self):
+        """This config: it is resolved already."""
+        return self

@@ -22,7 +22,7 @@ import itertools
 import keras
 import numpy as np
 
-from keras_neural_memory.experiments.config import SCALES, UsageError, task_layout
+from keras_neural_memory.experiments.common import SCALES, UsageError
 
 #: Batches are padded to a multiple of this many steps (see `pad_to_bucket`).
 BUCKET_STEPS = 16
@@ -61,10 +61,12 @@ def task_setup(name, scale, train_lengths=None, test_lengths=None, vocab_size=No
         UsageError: An unknown task, or lengths, a vocabulary or rule
             probabilities the task cannot have.
     """
-    from tfds_tasks import generators
+    from tfds_tasks import TASK_NAMES, generators, layout_for
     from tfds_tasks.generators import Regime
 
-    layout = task_layout(name)
+    if name not in TASK_NAMES:
+        raise UsageError(f"unknown task {name!r}; choose one of: {', '.join(TASK_NAMES)}")
+    layout = layout_for(name)
     base = generators.settings(name, "default")
     if layout == "joint":
         spec = SCALES[scale]

@@ -11,7 +11,8 @@ report["coarse"], [point["coarse"] for point in report["sweep"]]
 """
 
 from keras_neural_memory.experiments import chomsky, data, training
-from keras_neural_memory.experiments.config import UsageError, is_chomsky_task
+from keras_neural_memory.experiments.config import UsageError
+from keras_neural_memory.experiments.protocols import CHOMSKY, protocol_for
 from keras_neural_memory.experiments.run_folder import load_run
 
 EVAL_BATCH_SIZE = 50
@@ -93,7 +94,7 @@ def evaluate(model, task=None, scale=None, split="test", lengths=None, examples=
     run = load_run(model)
     loaded, recorded = run.model, run.record
     task = recorded_choice("--task", task, recorded.get("task"))
-    if is_chomsky_task(task):
+    if protocol_for(task) is CHOMSKY:
         given = [flag for flag, value, default in (
             ("--scale", scale, None), ("--split", split, "test"), ("--lengths", lengths, None),
             ("--examples", examples, 500), ("--seed", seed, 1), ("--sweep", sweep_step, None),

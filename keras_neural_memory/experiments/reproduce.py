@@ -226,7 +226,7 @@ def reproduce(plan="quick", tasks=TASKS, models=None, learning_rates=(5e-3,), se
                         stop_at_coarse=stop_at_coarse, validation_examples=validation_examples,
                         eval_examples=eval_examples, seed=seed,
                         output_dir=str(run_dir), overwrite=overwrite, jit_compile=jit_compile, verbose=0,
-                    )  # fmt: skip
+                    ).resolved()  # fmt: skip
                     run = None if overwrite else _recorded_run(config, recorded)
                     if run is None:
                         if redraw:
@@ -287,8 +287,8 @@ def record_results(path, new_runs):
 
 
 def _recorded_run(config, recorded):
-    """The run of `config`'s settings among the `recorded` runs, or None."""
-    settings = config.resolved().settings()
+    """The run of the resolved `config`'s settings among the `recorded` runs, or None."""
+    settings = config.settings()
     return next((run for run in recorded if run["settings"] == settings), None)
 
 

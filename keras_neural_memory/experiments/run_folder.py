@@ -30,21 +30,23 @@ import contextlib
 import csv
 import dataclasses
 import datetime
-import errno
 import json
-import os
 import pathlib
 import shutil
 import tempfile
 import time
 import zipfile
 
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None
-
-from keras_neural_memory.experiments.config import UsageError
+from keras_neural_memory.experiments import chomsky
+from keras_neural_memory.experiments.config import RunConfig, UsageError
+from keras_neural_memory.experiments.files import (  # noqa: F401  (the helpers a run's folder is written with)
+    atomic_path,
+    is_full_disk,
+    locked,
+    save_model_atomically,
+    writable_dir,
+    write_atomically,
+)
 
 #: The files and folders of a run, in its folder.
 SETTINGS_FILE = "settings.json"
@@ -76,89 +78,6 @@ class RunError(Exception):
     """
 
 
-@contextlib.contextmanager
-def atomic_path(path):
-    """Yields a temporary path beside `path`; renames it to `path` when the block succeeds.
-
-    The temporary name keeps `path`'s suffix, for writers (such as
-    `keras.Model.save`) that choose the format from it. A failed block
-    leaves `path` untouched and removes the temporary file; an `OSError`
-    of a full disk then names `path` (the writer's own error names no
-    file, or the temporary one).
-
-    Example:
-
-    ```python
-    with atomic_path("runs/a/model.keras") as temporary:
-        model.save(temporary)
-    ```
-    """
-    path = pathlib.Path(path)
-    temporary = path.with_name(f".tmp-{path.name}")
-    try:
-        yield temporary
-        os.replace(temporary, path)
-    except OSError as error:
-        if _is_full_disk(error):
-            error.filename, error.filename2 = str(path), None
-        raise
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
-def write_atomically(path, text):
-    """Writes `text` to `path` atomically."""
-    with atomic_path(path) as temporary:
-        temporary.write_text(text)
-
-
-def save_model_atomically(model, path):
-    """`model.save(path)`, atomically."""
-    with atomic_path(path) as temporary:
-        model.save(temporary)
-
-
-@contextlib.contextmanager
-def locked(path, busy=None):
-    """Holds an exclusive lock on `path` for the block, against other processes that lock it too.
-
-    The lock is on a file beside `path` (".lock-NAME"), so `path` itself can
-    be replaced while it is held. The system releases it when its process
-    ends, however it ends. Where `fcntl` is missing (Windows) the block runs
-    unlocked.
-
-    Args:
-        path: The file to lock.
-        busy: None to wait while another process holds the lock; else the
-            exception to raise at once in that case.
-    """
-    path = pathlib.Path(path)
-    if fcntl is None:
-        yield
-        return
-    with open(path.with_name(f".lock-{path.name}"), "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX if busy is None else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise busy from None
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def writable_dir(path, flag="--output-dir"):
-    """Creates the folder `path` if needed; a `UsageError` naming `flag` if it cannot be written."""
-    path = pathlib.Path(path)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UsageError(f"cannot create output directory {str(path)!r}: {error.strerror}; pass another {flag}") from None
-    if not os.access(path, os.W_OK):
-        raise UsageError(f"output directory {str(path)!r} is not writable; pass another {flag}")
-    return path
-
-
 def read_history(path):
     """Every epoch's logs from a `history.csv`, the last row of each epoch winning.
 
@@ -175,16 +94,8 @@ def read_history(path):
     return {key: [float(rows[epoch][key]) for epoch in epochs] for key in keys}
 
 
-def _is_full_disk(error):
-    # h5py reports the system's error in its message only.
-    return error.errno == errno.ENOSPC or os.strerror(errno.ENOSPC) in str(error)
-
-
 def _as_current(recorded):
     """Settings read from a run's files, as `RunConfig.settings` writes them now; None if they are not settings."""
-    # Imported here, so that config may import modules that import this one.
-    from keras_neural_memory.experiments.config import RunConfig
-
     try:
         return RunConfig.from_settings(recorded).settings()
     except (TypeError, KeyError, ValueError):
@@ -293,7 +204,7 @@ class RunFolder:
             try:
                 yield self
             except OSError as error:
-                if not _is_full_disk(error):
+                if not is_full_disk(error):
                     raise
                 # shutil.copy names its source first, the file it could not write second.
                 name = error.filename2 or error.filename or self.path
@@ -302,8 +213,6 @@ class RunFolder:
 
     def forget(self):
         """Removes the run, finished or under way, so that it trains again from the start."""
-        from keras_neural_memory.experiments import chomsky  # chomsky writes its files through this module
-
         for path in (self.results_path, self.history_path, self.segments_path, self.settings_path,
                      self.path / chomsky.PROGRESS_FILE):  # fmt: skip
             path.unlink(missing_ok=True)
@@ -465,15 +374,13 @@ class RunFolder:
 
     def _load_backup(self):
         """`load` for a run that has `settings.json` and no `model.keras`."""
-        from keras_neural_memory.experiments import training  # training imports this module
-        from keras_neural_memory.experiments.config import RunConfig
 
         backup = self.backup_path
         if not any(backup.glob(f"{_BACKUP_METADATA}*")):
             raise UsageError(f"{str(self.path)!r} holds a run without a backed-up epoch; evaluate it after its first epoch")
         record = self._settings_record()
         config = RunConfig.from_settings(record["settings"])
-        model = training.build_model(training.task_setup(config), config)
+        model = config.protocol.build_model(config.protocol.task_setup(config), config)
         for attempt in range(BACKUP_READ_ATTEMPTS):
             if attempt:
                 time.sleep(BACKUP_READ_PAUSE_SECONDS)

@@ -11,15 +11,16 @@ results["test_accuracy"]  # {"coarse": ..., "fine": ..., "masked": ...}
 """
 
 import contextlib
-import dataclasses
 import importlib.util
 import math
 import os
 import platform
 import time
 
-from keras_neural_memory.experiments import chomsky, data
-from keras_neural_memory.experiments.config import UsageError, is_chomsky_task
+from keras_neural_memory.experiments import data
+from keras_neural_memory.experiments.config import UsageError
+# The papers' compile recipe and measurement, where the app's users have always found them.
+from keras_neural_memory.experiments.protocols import compile_model, evaluation_batch_size, measure  # noqa: F401
 from keras_neural_memory.experiments.run_folder import RunError, RunFolder
 
 
@@ -31,136 +32,18 @@ EVALUATION_SEED_OFFSET = 1000
 
 
 def task_setup(config):
-    """The task of `config`: a `chomsky.ChomskySetup` for "chomsky_hierarchy/NAME", else a `data.TaskSetup`."""
-    if is_chomsky_task(config.task):
-        return chomsky.task_setup(config.task)
-    return data.task_setup(config.task, config.scale, vocab_size=config.vocab_size,
-                           rule_probabilities=config.rule_probabilities)  # fmt: skip
+    """The task of `config`, from its protocol: a `chomsky.ChomskySetup` or a `data.TaskSetup`."""
+    return config.protocol.task_setup(config)
 
 
 def build_model(setup, config):
-    """The model `config` describes, for the task of `setup` (from `task_setup`).
+    """The model the resolved `config` describes, for the task of `setup` (from `task_setup`), from its protocol.
 
     Grefenstette et al. tasks get `models.build_transducer`; Hao et al. tasks
     `models.build_hao_model`; Chomsky-hierarchy tasks
-    `models.build_chomsky_model`. `config` must be `resolved`.
+    `models.build_chomsky_model`.
     """
-    return protocol_of(setup).build_model(setup, config)
-
-
-def _build_papers_model(setup, config):
-    """`build_model` for the tasks of Grefenstette et al. and Hao et al."""
-    from keras_neural_memory import models
-
-    if setup.layout == "joint":
-        return models.build_transducer(
-            setup.source_vocab_size,
-            setup.target_vocab_size,
-            memory=config.memory,
-            hidden_size=config.hidden_size,
-            memory_width=config.memory_width,
-            lstm_layers=config.lstm_layers,
-            strength_noise=config.strength_noise,
-            gate_activation=config.gate_activation,
-            quiet_end=config.quiet_end,
-            strength_noise_ends=config.strength_noise_ends,
-        )
-    if config.gate_activation != "sigmoid":
-        raise UsageError(f"task {setup.name} (Hao et al.) takes --gate-activation sigmoid, not {config.gate_activation}")
-    if config.memory not in ("stack", "lstm"):
-        raise UsageError(f"task {setup.name} takes --memory stack or lstm (Hao et al.), not {config.memory!r}")
-    return models.build_hao_model(
-        setup.source_vocab_size,
-        setup.target_vocab_size,
-        controller=config.controller,
-        stack=config.memory == "stack",
-        hidden_size=config.hidden_size,
-        memory_width=config.memory_width,
-        strength_noise=config.strength_noise,
-    )
-
-
-def compile_model(model, learning_rate, jit_compile=True):
-    """Compiles `model` with the papers' recipe.
-
-    RMSProp with gradient-norm clipping at 1, sparse cross-entropy on
-    logits weighted by the loss mask, and the paper's coarse and fine
-    accuracy with per-symbol (masked) accuracy as weighted metrics.
-    """
-    import keras
-
-    from keras_neural_memory import CoarseAccuracy, FineAccuracy, MaskedAccuracy
-
-    model.compile(
-        optimizer=keras.optimizers.RMSprop(learning_rate, clipnorm=1.0),
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-        weighted_metrics=[CoarseAccuracy(), FineAccuracy(), MaskedAccuracy()],
-        jit_compile=jit_compile,
-    )
-
-
-def measure(model, setup, split, count, seed, batch_size):
-    """Coarse, fine and masked accuracy on `count` fresh examples of `split`, in whole batches."""
-    batches, steps = data.whole_batches(setup, split, count, seed, batch_size)
-    values = model.evaluate(batches, steps=steps, verbose=0, return_dict=True)
-    return {key: float(values[f"{key}_accuracy"]) for key in ("coarse", "fine", "masked")}
-
-
-def evaluation_batch_size(config):
-    """The batch of held-out measurements: a multiple of the batch size, so it splits over the replicas."""
-    return config.batch_size * max(1, 50 // config.batch_size)
-
-
-def _describe_papers(setup, config):
-    """The results' entries on the task of a Grefenstette et al. or Hao et al. run."""
-    train, test = setup.settings.train, setup.settings.test
-    return {
-        "scale": config.scale,
-        "train_lengths": [train.min_length, train.max_length],
-        "test_lengths": [test.min_length, test.max_length],
-    }
-
-
-def _measure_papers(model, setup, config, output, seed):
-    """The final accuracies of a Grefenstette et al. or Hao et al. run on fresh train and test examples."""
-    batch_size = evaluation_batch_size(config)
-    return {f"{split}_accuracy": measure(model, setup, split, config.eval_examples, seed, batch_size)
-            for split in ("train", "test")}  # fmt: skip
-
-
-@dataclasses.dataclass(frozen=True)
-class Protocol:
-    """How the runs of a family of tasks are built, compiled, fed and measured.
-
-    `train` runs every task through the same steps; the protocol supplies
-    what differs between the papers' tasks and the Chomsky hierarchy.
-
-    Attributes:
-        build_model: `(setup, config) -> model`.
-        compile_model: `(model, learning_rate, jit_compile)`.
-        training_batches: `(setup, seed, batch_size, first_epoch, steps) -> batches`.
-        describe: `(setup, config) -> dict`: the results' "scale",
-            "train_lengths" and "test_lengths".
-        measure: `(model, setup, config, output, seed) -> dict`: the
-            results' entries of the final measurement.
-    """
-
-    build_model: object
-    compile_model: object
-    training_batches: object
-    describe: object
-    measure: object
-
-
-PAPERS_PROTOCOL = Protocol(_build_papers_model, compile_model, data.training_batches, _describe_papers,
-                           _measure_papers)  # fmt: skip
-CHOMSKY_HIERARCHY_PROTOCOL = Protocol(chomsky.build_model, chomsky.compile_model, chomsky.training_batches,
-                                      chomsky.describe, chomsky.measure_run)  # fmt: skip
-
-
-def protocol_of(setup):
-    """The `Protocol` of a task setup from `task_setup`."""
-    return CHOMSKY_HIERARCHY_PROTOCOL if setup.layout == "chomsky" else PAPERS_PROTOCOL
+    return config.protocol.build_model(setup, config)
 
 
 def distribution_scope(batch_size):
@@ -272,7 +155,7 @@ def _train_in(run, config, setup):
         jit_compile = False
     # The JAX distribution must stay current through fit and evaluate too.
     with scope:
-        protocol = protocol_of(setup)
+        protocol = config.protocol
         model = _built(protocol, setup, config)
         # Once the model exists: a model too large for memory leaves the folder as it was.
         run.claim(settings, first_epoch)
@@ -306,7 +189,7 @@ def _train_in(run, config, setup):
             )
             validation = {"validation_data": validation_data, "validation_steps": validation_steps}
         if config.strength_noise_epochs or config.strength_noise_delay:
-            noise, first, end = config.strength_noise, config.strength_noise_delay or 0, config.strength_noise_epochs
+            noise, first, end = config.memory_options.strength_noise, config.strength_noise_delay or 0, config.strength_noise_epochs
 
             def noise_at(epoch, _):
                 return noise if first <= epoch and (end is None or epoch < end) else 0.0

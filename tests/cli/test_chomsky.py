@@ -4,7 +4,6 @@ The model and evaluation tests run on any backend (`KERAS_BACKEND=jax` too);
 the runs train tiny models for a few steps.
 """
 
-import dataclasses
 import json
 import random
 
@@ -12,6 +11,7 @@ import keras
 import numpy as np
 import pytest
 
+from keras_neural_memory import MemoryOptions
 from keras_neural_memory.experiments import chomsky
 from keras_neural_memory.models import (
     CHOMSKY_MODELS,
@@ -52,9 +52,9 @@ def test_the_tape_is_checked():
     with pytest.raises(ValueError, match=r"ids must lie in \[0, 2\)"):
         chomsky_tape(np.full((1, 3), 2), 2, 2)
     with pytest.raises(ValueError, match="`gate_activation` applies to memory models, not memory='superposition_stack'"):
-        build_chomsky_model(2, 2, memory="superposition_stack", gate_activation="hard_sigmoid")
-    with pytest.raises(ValueError, match="`strength_noise` applies to the memory cells"):
-        build_chomsky_model(2, 2, memory="superposition_stack", strength_noise=1.0)
+        build_chomsky_model(2, 2, memory="superposition_stack", memory_options=MemoryOptions(gate_activation="hard_sigmoid"))
+    with pytest.raises(ValueError, match="`strength_noise` applies to memory models, not memory='superposition_stack'"):
+        build_chomsky_model(2, 2, memory="superposition_stack", memory_options=MemoryOptions(strength_noise=1.0))
 
 
 def test_the_loss_counts_only_the_scored_outputs():
@@ -130,19 +130,18 @@ def train(out, *extra):
 
 
 def test_a_run_resumes_after_an_interruption_and_is_not_trained_again(tmp_path, monkeypatch, capsys):
-    from keras_neural_memory.experiments import training
+    from keras_neural_memory.experiments import protocols
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
 
     # Killed after its first epoch, while measuring: the backup survives.
-    protocol = training.CHOMSKY_HIERARCHY_PROTOCOL
-    monkeypatch.setattr(training, "CHOMSKY_HIERARCHY_PROTOCOL", dataclasses.replace(protocol, measure=killed))
+    monkeypatch.setattr(protocols.CHOMSKY, "measure", killed)
     with pytest.raises(KeyboardInterrupt):
         train(tmp_path, "--epochs", "1", "--memory", "superposition_stack")
     assert not (tmp_path / "results.json").exists()
     first_row = (tmp_path / "history.csv").read_text().splitlines()[1]
-    monkeypatch.setattr(training, "CHOMSKY_HIERARCHY_PROTOCOL", protocol)
+    monkeypatch.undo()
     capsys.readouterr()
     # Given a second epoch, the same command trains only that one.
     assert train(tmp_path, "--epochs", "2", "--memory", "superposition_stack") == 0
@@ -248,7 +247,7 @@ def test_evaluate_redraws_the_curve_and_scores_the_lengths_beyond_training(tmp_p
         (["--task", "chomsky_hierarchy/reverse_string", "--eval-examples", "10"],
          "--eval-examples does not apply to chomsky_hierarchy/reverse_string"),
         (["--task", "chomsky_hierarchy/reverse_string", "--memory", "superposition_stack", "--strength-noise", "1"],
-         "--strength-noise and --gate-activation apply to the memory cells"),
+         "`strength_noise` applies to memory models, not memory='superposition_stack'"),
         (["--task", "sequence_copy", "--memory", "superposition_stack"],
          "--memory superposition_stack is the Stack-RNN of the chomsky_hierarchy/ tasks"),
         (["--task", "sequence_copy", "--eval-sequences", "8"], "--eval-sequences applies to chomsky_hierarchy/ tasks only"),

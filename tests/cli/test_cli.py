@@ -10,6 +10,8 @@ import sys
 import numpy as np
 import pytest
 
+from keras_neural_memory import MemoryOptions
+
 TINY = ["--scale", "quick", "--epochs", "2", "--steps-per-epoch", "5", "--eval-examples", "20", "--verbose", "0"]
 
 
@@ -507,7 +509,7 @@ def test_a_run_with_noise_for_its_first_epochs_records_it_and_trains_the_rest_wi
     settings = json.loads((tmp_path / "results.json").read_text())["settings"]
     assert settings["strength_noise"] == 1.0 and settings["strength_noise_epochs"] == 1
     # Without the option the settings read as they did before it existed.
-    assert "strength_noise_epochs" not in RunConfig("sequence_copy", strength_noise=1.0).settings()
+    assert "strength_noise_epochs" not in RunConfig("sequence_copy", memory_options=MemoryOptions(strength_noise=1.0)).settings()
 
 
 @pytest.mark.slow
@@ -525,7 +527,7 @@ def test_a_run_with_delayed_noise_trains_its_first_epochs_without_and_records_th
         assert f"Epoch {epoch}: StrengthNoiseScheduler setting strength noise to {noise}." in printed
     settings = json.loads((tmp_path / "results.json").read_text())["settings"]
     assert settings["strength_noise_delay"] == 1 and settings["strength_noise_epochs"] == 2
-    assert "strength_noise_delay" not in RunConfig("sequence_copy", strength_noise=1.0).settings()
+    assert "strength_noise_delay" not in RunConfig("sequence_copy", memory_options=MemoryOptions(strength_noise=1.0)).settings()
 
 
 @pytest.mark.parametrize(
@@ -544,15 +546,16 @@ def test_a_run_with_delayed_noise_trains_its_first_epochs_without_and_records_th
         (["--strength-noise", "0.25"], dict(strength_noise=0.25, strength_noise_delay=None)),
         (["--strength-noise-delay", "4"], dict(strength_noise=0.5, strength_noise_delay=4)),
         (["--paper-deque"], dict(gate_activation="sigmoid", quiet_end=None, strength_noise=0.0, strength_noise_delay=None,
-                                 learning_rate=None)),
-        (["--paper-deque", "--quiet-end", "top"], dict(gate_activation="sigmoid", quiet_end="top", learning_rate=None)),
+                                 learning_rate=5e-3)),
+        (["--paper-deque", "--quiet-end", "top"], dict(gate_activation="sigmoid", quiet_end="top", learning_rate=5e-3)),
     ],
 )
 def test_train_gives_the_deque_its_recipe_unless_told_otherwise(flags, expected, capsys):
     from keras_neural_memory.experiments import cli
 
     config = cli.train_config(cli.parser().parse_args(["train", "--task", "sequence_copy", "--memory", "deque", *flags]))
-    assert {name: getattr(config, name) for name in expected} == expected
+    values = {**config.fields(), **config.memory_options.changed()}
+    assert {name: values.get(name, getattr(config.memory_options, name, None)) for name in expected} == expected
     printed = capsys.readouterr().out
     assert ("--paper-deque for the paper's DeQue" in printed) == ("--paper-deque" not in flags)
 
@@ -570,7 +573,7 @@ def test_train_leaves_other_runs_at_their_defaults(argv):
     from keras_neural_memory.experiments.config import RunConfig
 
     config = cli.train_config(cli.parser().parse_args(["train", *argv]))
-    assert config == RunConfig(**{name: getattr(config, name) for name in ("task", "memory")}, output_dir=None, seed=0)
+    assert config == RunConfig(**{name: getattr(config, name) for name in ("task", "memory")}, output_dir=None, seed=0).resolved()
 
 
 def test_each_epoch_has_its_own_examples_so_a_resumed_run_sees_the_same_data():
@@ -665,7 +668,7 @@ def test_a_run_records_the_cpu_cores_it_may_use(monkeypatch):
         (["train", "--task", "sequence_copy", "--memory", "stack", "--quiet-end", "random"], "applies to the DeQue"),
         (["train", "--task", "sequence_copy", "--memory", "deque", "--paper-deque", "--quiet-end", "random",
           "--strength-noise-ends", "quiet"],
-         "--strength-noise-ends quiet sets where --strength-noise goes; add --strength-noise STDDEV"),
+         "`strength_noise_ends='quiet'` sets where `strength_noise` goes, and strength_noise=0; set strength_noise"),
         (["train", "--task", "sequence_copy", "--memory", "deque", "--paper-deque", "--strength-noise", "1",
           "--strength-noise-ends", "quiet"],
          "no end starts quiet"),

@@ -7,7 +7,7 @@ import re
 import keras
 import pytest
 
-from keras_neural_memory import DequeCell
+from keras_neural_memory import DequeCell, MemoryOptions
 from keras_neural_memory.experiments import cli
 from keras_neural_memory.experiments.config import PAPER_MODELS, SCALES, RunConfig, UsageError, model_kind
 from keras_neural_memory.validation import InvalidArgumentError, check_positive_int, check_real
@@ -32,14 +32,14 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         "batch_size", "epochs", "steps_per_epoch", "stop_at_coarse", "eval_examples", "seed",
     ]  # fmt: skip
     # A newer option enters the settings only when it is used, for the same reason.
-    noisy = RunConfig("sequence_copy", strength_noise=1.0).settings()
+    noisy = RunConfig("sequence_copy", memory_options=MemoryOptions(strength_noise=1.0)).settings()
     assert noisy["strength_noise"] == 1.0 and noisy != a.settings()
-    hard = RunConfig("sequence_copy", gate_activation="hard_sigmoid").settings()
+    hard = RunConfig("sequence_copy", memory_options=MemoryOptions(gate_activation="hard_sigmoid")).settings()
     assert hard["gate_activation"] == "hard_sigmoid" and hard != a.settings()
-    quiet = RunConfig("sequence_copy", memory="deque", quiet_end="random").settings()
+    quiet = RunConfig("sequence_copy", memory="deque", memory_options=MemoryOptions(quiet_end="random")).settings()
     assert quiet["quiet_end"] == "random" and "quiet_end" not in RunConfig("sequence_copy", memory="deque").settings()
-    quiet_noise = RunConfig("sequence_copy", memory="deque", quiet_end="random", strength_noise=0.5,
-                            strength_noise_ends="quiet").settings()  # fmt: skip
+    quiet_noise = RunConfig("sequence_copy", memory="deque", memory_options=MemoryOptions(
+        quiet_end="random", strength_noise=0.5, strength_noise_ends="quiet")).settings()  # fmt: skip
     assert quiet_noise["strength_noise_ends"] == "quiet" and "strength_noise_ends" not in quiet
 
 
@@ -59,7 +59,8 @@ def test_settings_are_what_makes_two_runs_the_same_run():
         (dict(memory="deque", quiet_end="left"), "`quiet_end` must be one of None, 'random', 'top', 'bottom'"),
         (dict(memory="queue", quiet_end="random"), "`quiet_end` applies to the DeQue, not memory='queue'"),
         (dict(memory="deque", strength_noise_ends="loud"), "`strength_noise_ends` must be one of 'all', 'quiet'"),
-        (dict(memory="stack", strength_noise=1.0, strength_noise_ends="quiet"), "`strength_noise_ends` applies to the DeQue"),
+        (dict(memory="stack", strength_noise=1.0, quiet_end="top", strength_noise_ends="quiet"),
+         "`strength_noise_ends` applies to the DeQue"),
         (dict(memory="deque", strength_noise=1.0, strength_noise_ends="quiet"), "no end starts quiet"),
         (dict(memory="queue", lstm_layers=2), "`lstm_layers` sets the depth of the LSTM baseline, not of memory='queue'"),
         (dict(task="cumulative_xor", memory="lstm", lstm_layers=2), "has models of one controller layer; leave out --lstm-layers 2"),
@@ -67,8 +68,9 @@ def test_settings_are_what_makes_two_runs_the_same_run():
     ],
 )
 def test_run_config_rejects_bad_values_naming_the_field(kwargs, match):
+    options = {name: kwargs.pop(name) for name in MemoryOptions.option_names() if name in kwargs}
     with pytest.raises(ValueError, match=re.escape(match)):
-        RunConfig(**{"task": "sequence_copy", **kwargs}).resolved()
+        RunConfig(**{"task": "sequence_copy", **kwargs}, memory_options=MemoryOptions(**options)).resolved()
 
 
 def test_lstm_layers_are_the_depth_the_model_has():

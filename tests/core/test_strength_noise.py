@@ -10,7 +10,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_neural_memory import DequeCell, MemoryRNN, QueueCell, StackCell
+from keras_neural_memory import DequeCell, MemoryOptions, MemoryRNN, QueueCell, StackCell
 from keras_neural_memory.models import build_hao_model, build_transducer
 from tests.core.test_fused_scan import BATCH, FEATURES, LENGTH, outputs_and_gradients
 
@@ -134,11 +134,12 @@ def test_mixed_float16_trains_with_noise():
 
 
 def test_model_builders_pass_it_to_the_memory_and_refuse_it_without_one():
-    transducer = build_transducer(4, 4, memory="queue", hidden_size=8, memory_width=4, strength_noise=0.5)
+    noisy = MemoryOptions(strength_noise=0.5)
+    transducer = build_transducer(4, 4, memory="queue", hidden_size=8, memory_width=4, memory_options=noisy)
     assert transducer.get_layer("queue_rnn").cell.strength_noise == 0.5
-    hao = build_hao_model(2, 2, controller="linear", strength_noise=0.5)
+    hao = build_hao_model(2, 2, controller="linear", memory_options=noisy)
     assert hao.get_layer("stack_rnn").cell.strength_noise == 0.5
-    with pytest.raises(ValueError, match=r"`strength_noise` applies to memory models"):
-        build_transducer(4, 4, memory="lstm", strength_noise=0.5)
-    with pytest.raises(ValueError, match=r"`strength_noise` applies to the stack's strengths"):
-        build_hao_model(2, 2, stack=False, strength_noise=0.5)
+    with pytest.raises(ValueError, match=r"`strength_noise` applies to memory models, not memory='lstm'"):
+        build_transducer(4, 4, memory="lstm", memory_options=noisy)
+    with pytest.raises(ValueError, match=r"`strength_noise` applies to memory models, not memory='lstm'"):
+        build_hao_model(2, 2, stack=False, memory_options=noisy)
