@@ -6,6 +6,7 @@ protocols' numbers are those of `common`.
 """
 
 import dataclasses
+import functools
 
 # The numbers and the error every module shares, given here to the rest of the application too.
 from keras_neural_memory.experiments.common import (  # noqa: F401
@@ -334,3 +335,8 @@ class ResolvedRunConfig(RunConfig):
     def resolved(self):
         """This config: it is resolved already."""
         return self
+
+    @functools.cached_property
+    def protocol(self):
+        """The `protocols.Protocol` of the run's task family, picked from `task` once."""
+        return protocol_for(self.task)

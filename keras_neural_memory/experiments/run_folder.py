@@ -117,10 +117,9 @@ def _read_json(path):
 class RunFolder:
     """The folder of one run of `train`, and everything it holds (see the module's docstring).
 
-    `train` holds it (`held`), starts or resumes its run there (`forget`,
-    `finished`, `backed_up_epochs`, `claim`, `record_segment`), and ends
-    with `save_model` and `finish`; `load` reads the run back, finished or
-    under way.
+    `train` holds it (`held`), finds where its run stands (`resume`), starts
+    or resumes it there (`begin`), and ends with `finish`; `load` reads the
+    run back, finished or under way.
 
     Args:
         path: The folder.
@@ -130,12 +129,11 @@ class RunFolder:
     ```python
     run = RunFolder.create("runs/demo")
     with run.held():
-        if run.finished(settings) is None:
-            first_epoch = run.backed_up_epochs()
-            run.claim(settings, first_epoch)
+        finished, first_epoch = run.resume(settings)
+        if finished is None:
+            segments = run.begin(settings, first_epoch, "tensorflow, 1 x CPU")
             ...  # train, from `first_epoch`
-            run.save_model(model)
-            run.finish(results)
+            run.finish(model, results)
     ```
     """
 
@@ -217,6 +215,32 @@ class RunFolder:
                      self.path / chomsky.PROGRESS_FILE):  # fmt: skip
             path.unlink(missing_ok=True)
         shutil.rmtree(self.backup_path, ignore_errors=True)
+
+    def resume(self, settings, overwrite=False):
+        """Where the run of `settings` stands in the folder: `(finished results or None, epochs backed up)`.
+
+        With `overwrite`, the folder's run is forgotten first (`forget`).
+        A finished run's results are those of `finished`; a run under way
+        resumes after its `backed_up_epochs`.
+
+        Raises:
+            UsageError: The folder holds a finished run of other settings.
+        """
+        if overwrite:
+            self.forget()
+        finished = self.finished(settings)
+        return finished, (0 if finished is not None else self.backed_up_epochs())
+
+    def begin(self, settings, first_epoch, device):
+        """Claims the folder for `settings` (`claim`), says where the run resumes, and records this process's segment.
+
+        Returns:
+            Every segment of the run (`record_segment`).
+        """
+        self.claim(settings, first_epoch)
+        if first_epoch:
+            print(self.resume_message(first_epoch), flush=True)
+        return self.record_segment(first_epoch, device)
 
     def finished(self, settings):
         """The results of the finished run of `settings` in the folder, as `train` wrote them; else None.
@@ -332,10 +356,16 @@ class RunFolder:
         """Writes the trained `model` to `model.keras`, atomically."""
         save_model_atomically(model, self.model_path)
 
-    def finish(self, results):
-        """Writes `results.json` (atomically), then removes the backup: the run is finished."""
+    def finish(self, model, results):
+        """Writes `model.keras`, then `results.json` (each atomically), then removes the backup: the run is finished.
+
+        Returns:
+            `results` with "output_dir" added, as `train` returns them.
+        """
+        self.save_model(model)
         write_atomically(self.results_path, json.dumps(results, indent=2))
         shutil.rmtree(self.backup_path, ignore_errors=True)
+        return {**results, "output_dir": str(self.path)}
 
     def load(self):
         """The run in the folder, finished or not, as a `LoadedRun`.

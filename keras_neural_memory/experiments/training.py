@@ -122,8 +122,8 @@ def train(config):
         RunError: The disk filled up (the same command resumes the run
             once there is space), or the model does not fit in memory.
     """
-    setup = task_setup(config)
     config = config.resolved()
+    setup = config.protocol.task_setup(config)
     if config.curriculum_epochs:
         data.curriculum_regimes(setup, config.curriculum_epochs)  # a task without shorter lengths fails here
     run = RunFolder.create(config.output_path())
@@ -139,13 +139,10 @@ def _train_in(run, config, setup):
     from keras_neural_memory.experiments import callbacks as callbacks_lib
 
     settings = config.settings()
-    if config.overwrite:
-        run.forget()
-    finished = run.finished(settings)
+    finished, first_epoch = run.resume(settings, config.overwrite)
     if finished is not None:
         print(f"{run.path} holds this finished run; not retraining (pass --overwrite to retrain)", flush=True)
         return finished
-    first_epoch = run.backed_up_epochs()
     keras.utils.set_random_seed(config.seed)
     scope, replicas, on_gpus = distribution_scope(config.batch_size)
     jit_compile = config.jit_compile
@@ -157,17 +154,14 @@ def _train_in(run, config, setup):
     with scope:
         protocol = config.protocol
         model = _built(protocol, setup, config)
-        # Once the model exists: a model too large for memory leaves the folder as it was.
-        run.claim(settings, first_epoch)
         protocol.compile_model(model, config.learning_rate, jit_compile)
         described = protocol.describe(setup, config)
         train_lengths, test_lengths = described["train_lengths"], described["test_lengths"]
         print(f"{model.name}: {model.count_params():,} parameters; task {config.task} ({setup.layout} layout), "
               f"train lengths {train_lengths[0]}-{train_lengths[1]}, "
               f"test lengths {test_lengths[0]}-{test_lengths[1]}; {replicas} replica(s)", flush=True)
-        if first_epoch:
-            print(run.resume_message(first_epoch), flush=True)
-        segments = run.record_segment(first_epoch, device_description(replicas))
+        # Once the model exists: a model too large for memory leaves the folder as it was.
+        segments = run.begin(settings, first_epoch, device_description(replicas))
         steps = config.steps_per_epoch
         # Only the papers' tasks take a curriculum (RunConfig refuses it on the others).
         curriculum = {"curriculum_epochs": config.curriculum_epochs} if config.curriculum_epochs else {}
@@ -223,9 +217,7 @@ def _train_in(run, config, setup):
         }
         if not results["diverged"]:
             results.update(protocol.measure(model, setup, config, run.path, config.seed + EVALUATION_SEED_OFFSET))
-        run.save_model(model)
-    run.finish(results)
-    return {**results, "output_dir": str(run.path)}
+        return run.finish(model, results)
 
 
 def finished_run(config):

@@ -328,9 +328,9 @@ def test_finished_run_is_the_folder_s_results_of_the_same_settings(tmp_path):
 @pytest.mark.slow
 def test_a_run_interrupted_after_training_resumes_without_retraining(tmp_path, monkeypatch, capsys, interrupted):
     """Killed while saving the model or evaluating it: the backup survives, no epoch is retrained."""
-    from keras_neural_memory.experiments import cli, run_folder, training
+    from keras_neural_memory.experiments import cli, protocols, run_folder
 
-    module = run_folder if interrupted == "save_model_atomically" else training
+    module = run_folder if interrupted == "save_model_atomically" else protocols
     original = getattr(module, interrupted)
 
     def killed(*args, **kwargs):
@@ -429,16 +429,16 @@ def test_the_resume_message_numbers_epochs_as_history_csv_does():
 
 @pytest.mark.slow
 def test_a_run_under_way_resumed_with_more_epochs_trains_on(tmp_path, monkeypatch, capsys):
-    from keras_neural_memory.experiments import cli, training
+    from keras_neural_memory.experiments import cli, protocols
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt  # after its 2 epochs, before its results
 
-    original = training.measure
-    monkeypatch.setattr(training, "measure", killed)
+    original = protocols.measure
+    monkeypatch.setattr(protocols, "measure", killed)
     with pytest.raises(KeyboardInterrupt):
         cli.main(_train_args(tmp_path, "--verbose", "2"))
-    monkeypatch.setattr(training, "measure", original)
+    monkeypatch.setattr(protocols, "measure", original)
     capsys.readouterr()
     assert cli.main(_train_args(tmp_path, "--epochs", "1")) == 2
     assert "has trained 2 epochs; pass --epochs 2 or more to resume it" in capsys.readouterr().err
