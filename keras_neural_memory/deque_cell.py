@@ -6,7 +6,8 @@ from keras.saving import register_keras_serializable
 
 from keras_neural_memory import memory
 from keras_neural_memory.memory_cell import MemoryCell, document_cell_arguments
-from keras_neural_memory.validation import check_quiet_end, check_real, check_strength_noise_ends
+from keras_neural_memory.memory_options import check_option, check_strength_noise_ends
+from keras_neural_memory.validation import check_real
 
 _QUIET_END_ARGUMENTS = """\
     quiet_end: Which end of the DeQue starts quiet: its push and pop
@@ -78,7 +79,7 @@ class DequeCell(MemoryCell):
 
     def __init__(self, controller, *args, quiet_end=None, quiet_bias_init=-2.9, strength_noise_ends="all", **kwargs):
         super().__init__(controller, *args, **kwargs)
-        check_quiet_end(quiet_end)
+        check_option("quiet_end", quiet_end)
         check_real("quiet_bias_init", quiet_bias_init)
         check_strength_noise_ends(strength_noise_ends, quiet_end)
         self.quiet_end = quiet_end

@@ -18,7 +18,8 @@ from keras_neural_memory.validation import InvalidArgumentError, check_real
 
 #: The memories that have a memory cell of this package.
 MEMORY_CELL_KINDS = ("stack", "queue", "deque")
-#: `gate_activation` values: the paper's sigmoid, or one that reaches exactly 0 and 1.
+#: The activations a memory's push or pop gate may have, both into [0, 1]: the paper's sigmoid, or one that
+#: reaches exactly 0 and 1.
 GATE_ACTIVATIONS = ("sigmoid", "hard_sigmoid")
 #: `DequeCell`'s quiet end: None (both ends alike, the paper), or which end starts quiet.
 QUIET_ENDS = (None, "random", "top", "bottom", "both")
@@ -87,22 +88,8 @@ class MemoryOptions:
 
     def __post_init__(self):
         for field in dataclasses.fields(self):
-            value, choices = getattr(self, field.name), field.metadata["choices"]
-            if choices is not None and value not in choices:
-                raise InvalidArgumentError(
-                    f"`{field.name}` must be one of {', '.join(map(repr, choices))}; received {field.name}={value!r}.",
-                    "one of " + ", ".join(map(str, choices)),
-                )
-            if choices is None:
-                check_real(field.name, value, minimum=field.metadata["minimum"])
-                object.__setattr__(self, field.name, float(value))
-        if self.strength_noise_ends == "quiet" and self.quiet_end is None:
-            raise InvalidArgumentError(
-                "`strength_noise_ends='quiet'` adds the noise to the quiet end only, and no end starts quiet; "
-                f"received quiet_end={self.quiet_end!r}. Set quiet_end ('random', 'top', 'bottom' or 'both'), "
-                "or strength_noise_ends='all'.",
-                "'all' without a quiet end",
-            )
+            object.__setattr__(self, field.name, check_option(field.name, getattr(self, field.name)))
+        check_strength_noise_ends(self.strength_noise_ends, self.quiet_end)
         if self.strength_noise_ends == "quiet" and not self.strength_noise:
             raise InvalidArgumentError(
                 "`strength_noise_ends='quiet'` sets where `strength_noise` goes, and strength_noise=0; "
@@ -158,3 +145,43 @@ class MemoryOptions:
         self.check_for(memory)
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
                 if memory in field.metadata["memories"]}  # fmt: skip
+
+
+_FIELDS = {field.name: field for field in dataclasses.fields(MemoryOptions)}
+
+
+def check_option(name, value):
+    """Checks one option's `value` against its choices or bounds; returns it (a number as a float).
+
+    The cells check their own keyword arguments with it, as `MemoryOptions`
+    checks its fields.
+
+    Example:
+
+    >>> check_option("gate_activation", "relu")
+    Traceback (most recent call last):
+    ...
+    keras_neural_memory.validation.InvalidArgumentError: `gate_activation` must be one of 'sigmoid', 'hard_sigmoid'; received gate_activation='relu'.
+    """
+    meta = _FIELDS[name].metadata
+    if meta["choices"] is None:
+        check_real(name, value, minimum=meta["minimum"])
+        return float(value)
+    if value not in meta["choices"]:
+        raise InvalidArgumentError(
+            f"`{name}` must be one of {', '.join(map(repr, meta['choices']))}; received {name}={value!r}.",
+            "one of " + ", ".join(map(str, meta["choices"])),
+        )
+    return value
+
+
+def check_strength_noise_ends(strength_noise_ends, quiet_end):
+    """Checks that `strength_noise_ends="quiet"` has a quiet end to put the noise on (`DequeCell`)."""
+    check_option("strength_noise_ends", strength_noise_ends)
+    if strength_noise_ends == "quiet" and quiet_end is None:
+        raise InvalidArgumentError(
+            "`strength_noise_ends='quiet'` adds the noise to the quiet end only, and no end starts quiet; "
+            f"received quiet_end={quiet_end!r}. Set quiet_end ('random', 'top', 'bottom' or 'both'), "
+            "or strength_noise_ends='all'.",
+            "'all' without a quiet end",
+        )

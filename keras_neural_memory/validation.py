@@ -10,13 +10,6 @@ configuration and its command-line argument types from the same checks.
 import math
 import numbers
 
-#: The activations a memory's push or pop gate may have: both map every logit into [0, 1].
-GATE_ACTIVATIONS = ("sigmoid", "hard_sigmoid")
-#: Which ends of a DeQue start quiet: None (both ends alike, as in the paper), one drawn at random, either end, or both.
-QUIET_ENDS = (None, "random", "top", "bottom", "both")
-#: Which ends of a DeQue get `strength_noise`: every end, or only those that start quiet.
-STRENGTH_NOISE_ENDS = ("all", "quiet")
-
 
 class InvalidArgumentError(ValueError):
     """A value out of its argument's range.
@@ -129,94 +122,6 @@ def check_choice(name, value, choices):
     """
     if value not in choices:
         raise ValueError(f"Unknown `{name}`={value!r}; expected one of {tuple(choices)}.")
-
-
-def check_strength_noise(strength_noise, memory):
-    """Checks a model's `strength_noise`: a finite number >= 0, and 0 without a memory.
-
-    The noise perturbs the memory's push and pop logits, so a model without
-    one (`memory="lstm"`, the deep-LSTM baseline) cannot take it.
-
-    Example:
-
-    >>> check_strength_noise(1.0, "lstm")
-    Traceback (most recent call last):
-    ...
-    keras_neural_memory.validation.InvalidArgumentError: `strength_noise` applies to memory models, not memory='lstm'; received strength_noise=1.0. Choose memory 'stack', 'queue' or 'deque', or strength_noise=0.
-    """
-    check_real("strength_noise", strength_noise, minimum=0)
-    if strength_noise and memory == "lstm":
-        raise InvalidArgumentError(
-            f"`strength_noise` applies to memory models, not memory='lstm'; received strength_noise={strength_noise!r}. "
-            "Choose memory 'stack', 'queue' or 'deque', or strength_noise=0.",
-            "0 without a memory",
-        )
-
-
-def check_gate_activation(gate_activation, memory=None):
-    """Checks `gate_activation`: one of `GATE_ACTIVATIONS`, and "sigmoid" for a model without a memory.
-
-    Example:
-
-    >>> check_gate_activation("hard_sigmoid", "lstm")
-    Traceback (most recent call last):
-    ...
-    keras_neural_memory.validation.InvalidArgumentError: `gate_activation` applies to memory models, not memory='lstm'; received gate_activation='hard_sigmoid'. Choose memory 'stack', 'queue' or 'deque', or gate_activation='sigmoid'.
-    """
-    _check_model_option("gate_activation", gate_activation, GATE_ACTIVATIONS, memory, ("stack", "queue", "deque"))
-
-
-def check_quiet_end(quiet_end, memory=None):
-    """Checks `quiet_end`: one of `QUIET_ENDS`, and None for a model without a DeQue.
-
-    Example:
-
-    >>> check_quiet_end("random", "stack")
-    Traceback (most recent call last):
-    ...
-    keras_neural_memory.validation.InvalidArgumentError: `quiet_end` applies to the DeQue, not memory='stack'; received quiet_end='random'. Choose memory 'deque', or quiet_end=None.
-    """
-    _check_model_option("quiet_end", quiet_end, QUIET_ENDS, memory, ("deque",))
-
-
-def check_strength_noise_ends(strength_noise_ends, quiet_end, memory=None):
-    """Checks `strength_noise_ends`: one of `STRENGTH_NOISE_ENDS`; "quiet" needs a DeQue with a `quiet_end`.
-
-    Example:
-
-    >>> check_strength_noise_ends("quiet", None, "deque")
-    Traceback (most recent call last):
-    ...
-    keras_neural_memory.validation.InvalidArgumentError: `strength_noise_ends='quiet'` adds the noise to the quiet end only, and no end starts quiet; received quiet_end=None. Set quiet_end ('random', 'top', 'bottom' or 'both'), or strength_noise_ends='all'.
-    """
-    _check_model_option("strength_noise_ends", strength_noise_ends, STRENGTH_NOISE_ENDS, memory, ("deque",))
-    if strength_noise_ends == "quiet" and quiet_end is None:
-        raise InvalidArgumentError(
-            "`strength_noise_ends='quiet'` adds the noise to the quiet end only, and no end starts quiet; "
-            f"received quiet_end={quiet_end!r}. Set quiet_end ('random', 'top', 'bottom' or 'both'), "
-            "or strength_noise_ends='all'.",
-            "'all' without a quiet end",
-        )
-
-
-def _check_model_option(name, value, choices, memory, memories):
-    """`value` is one of `choices`, and the first choice (the paper's) unless `memory` is one of `memories`.
-
-    A `memory` of None (a layer checking its own argument) takes every choice.
-    """
-    if value not in choices:
-        raise InvalidArgumentError(
-            f"`{name}` must be one of {', '.join(map(repr, choices))}; received {name}={value!r}.",
-            "one of " + ", ".join(map(str, choices)),
-        )
-    if value != choices[0] and memory is not None and memory not in memories:
-        applies_to = "the DeQue" if memories == ("deque",) else "memory models"
-        choose = "'deque'" if memories == ("deque",) else "'stack', 'queue' or 'deque'"
-        raise InvalidArgumentError(
-            f"`{name}` applies to {applies_to}, not memory={memory!r}; received {name}={value!r}. "
-            f"Choose memory {choose}, or {name}={choices[0]!r}.",
-            f"{choices[0]} without {applies_to}",
-        )
 
 
 def check_lstm_layers(lstm_layers, memory):
