@@ -8,26 +8,52 @@ from keras import ops
 from keras import tree
 
 from keras_neural_memory import memory as memory_lib
-from keras_neural_memory.memory_options import check_option
-from keras_neural_memory.validation import check_int, check_positive_int, check_real
+from keras_neural_memory.validation import check_gate_activation, check_int, check_positive_int, check_real
 
 DEFAULT_CAPACITY = 256
 
 
-def _flat_state_sizes(cell):
-    """The controller's `state_size` as a flat list of ints ([] if stateless)."""
+def flat_state_sizes(cell):
+    """A controller cell's `state_size` as a flat list of ints ([] if stateless).
+
+    Args:
+        cell: A Keras RNN cell.
+
+    Returns:
+        The sizes of its state tensors, in `keras.tree.flatten` order.
+
+    Example:
+
+    >>> import keras
+    >>> flat_state_sizes(keras.layers.LSTMCell(4))  # h and c
+    [4, 4]
+    """
     state_size = cell.state_size
     if isinstance(state_size, int):
         return [state_size]
     return [int(size) for size in tree.flatten(state_size)]
 
 
-def _controller_output_size(cell):
-    """The controller's output size if it is known before `build`, else None."""
+def controller_output_size(cell):
+    """A controller cell's output size if it is known before `build`, else None.
+
+    Args:
+        cell: A Keras RNN cell: its `output_size`, or else the size of its
+            first state.
+
+    Returns:
+        An int, or None.
+
+    Example:
+
+    >>> import keras
+    >>> controller_output_size(keras.layers.GRUCell(5))
+    5
+    """
     size = getattr(cell, "output_size", None)
     if isinstance(size, int):
         return size
-    sizes = _flat_state_sizes(cell)
+    sizes = flat_state_sizes(cell)
     return sizes[0] if sizes else None
 
 
@@ -221,10 +247,10 @@ class MemoryCell(keras.layers.Layer):
             )
         for name, value in (("pop_bias_init", pop_bias_init), ("push_bias_init", push_bias_init)):
             check_real(name, value)
-        check_option("gate_activation", gate_activation)
+        check_gate_activation(gate_activation)
         check_real("strength_noise", strength_noise, minimum=0)
         check_int("seed", seed, allow_none=True)
-        controller_size = _controller_output_size(controller)
+        controller_size = controller_output_size(controller)
         output_size = output_size or controller_size
         memory_width = memory_width or controller_size
         if output_size is None or memory_width is None:
@@ -251,7 +277,7 @@ class MemoryCell(keras.layers.Layer):
             self.seed_generator = keras.random.SeedGenerator(seed)
         self.memory = self.memory_class(width=memory_width, capacity=capacity)
         self.num_ends = self.memory.slots_per_step
-        self._controller_state_sizes = _flat_state_sizes(controller)
+        self._controller_state_sizes = flat_state_sizes(controller)
 
     # ----------------------------------------------------------------- sizes
 
@@ -331,7 +357,7 @@ class MemoryCell(keras.layers.Layer):
         # A deserialised controller arrives built; building it again breaks loading.
         if not self.controller.built:
             self.controller.build(controller_input)
-        controller_size = _controller_output_size(self.controller)
+        controller_size = controller_output_size(self.controller)
         if controller_size is None:
             controller_size = controller_input[-1]
         self.kernel = self.add_weight(

@@ -5,7 +5,7 @@ from keras import ops
 from keras import tree
 
 from keras_neural_memory import superposition_stack
-from keras_neural_memory.memory_cell import _controller_output_size, _flat_state_sizes, check_controller_cell
+from keras_neural_memory.memory_cell import check_controller_cell, controller_output_size, flat_state_sizes
 from keras_neural_memory.validation import check_positive_int
 
 
@@ -99,7 +99,7 @@ class SuperpositionStackCell(keras.layers.Layer):
         check_controller_cell(controller)
         check_positive_int("stack_size", stack_size)
         check_positive_int("stack_cell_size", stack_cell_size)
-        output_size = _controller_output_size(controller)
+        output_size = controller_output_size(controller)
         if output_size is None:
             raise ValueError(
                 "`controller` must have a known output size (an `output_size` attribute or a state), which "
@@ -112,7 +112,7 @@ class SuperpositionStackCell(keras.layers.Layer):
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
         self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
-        self._controller_state_sizes = _flat_state_sizes(controller)
+        self._controller_state_sizes = flat_state_sizes(controller)
 
     @property
     def state_size(self):
