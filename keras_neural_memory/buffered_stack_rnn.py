@@ -145,7 +145,7 @@ class _BufferedCell(keras.layers.Layer):
         in_strengths, in_pop = state.input_strengths, state.input_pop
         batch_size = ops.shape(in_strengths)[0]
         # The feature count, not -1: a static width lets the stack cell find the noise columns.
-        features = self.stack_cell._input_features
+        features = self.stack_cell.input_features
         in_values = ops.reshape(state.input_values, (batch_size, ops.shape(in_strengths)[1], features))
         # Input buffer: dequeue with i_{t-1}, then read with strength 1.
         in_strengths = memory_lib.pop(in_strengths, in_pop, "bottom")

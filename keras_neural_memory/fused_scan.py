@@ -115,7 +115,7 @@ def fast_path_reason(cell):
     """
     if not isinstance(cell, MemoryCell):
         return f"{type(cell).__name__} is not a MemoryCell"
-    for name in ("controls", "_split_strength_noise"):
+    for name in ("controls", "controller_input", "heads"):
         if getattr(type(cell), name) is not getattr(MemoryCell, name):
             return f"{type(cell).__name__} overrides `{name}`"
     reason = step_kernels.MemoryHeads.unsupported_reason(cell)
@@ -140,7 +140,7 @@ class _Scan:
         self.memory = cell.memory
         self.controls = controls
         self.zero_output_for_mask = zero_output_for_mask
-        self.num_controller_states = len(cell._controller_state_sizes)
+        self.num_controller_states = cell.state_layout.num_controller_states
         self.num_states = 5 + self.num_controller_states
 
     # ------------------------------------------------------------ one step
@@ -357,7 +357,7 @@ class _GenericControls:
         self.variables = variables
         self.float_positions = [i for i, v in enumerate(variables) if keras.backend.is_float_dtype(v.dtype)]
         self.training = training
-        self.num_controller_states = len(cell._controller_state_sizes)
+        self.num_controller_states = cell.state_layout.num_controller_states
 
     def prepare(self, weights):
         return weights
@@ -447,7 +447,7 @@ class _KernelControls:
         self.kernel_positions = [position[id(v)] for v in self.kernel.variables]
         self.heads_positions = [position[id(v)] for v in self.heads.variables]
         self.float_positions = [i for i, v in enumerate(variables) if keras.backend.is_float_dtype(v.dtype)]
-        self.features = cell._input_features
+        self.features = cell.input_features
         self.num_saved = 1 + self.kernel.num_saved + 4
 
     def prepare(self, weights):
@@ -480,9 +480,9 @@ class _KernelControls:
         return saved[0], list(saved[1 : 1 + k]), list(saved[1 + k :])
 
     def forward(self, prepared, inputs, controller, reads):
-        inputs, noise = self.cell._split_strength_noise(inputs, self.training)
+        x, noise = self.cell.controller_input(inputs, reads, training=self.training)
         # The controller casts its input to the compute dtype, as a layer does.
-        x = ops.cast(ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1), self.cell.compute_dtype)
+        x = ops.cast(x, self.cell.compute_dtype)
         controller_output, new_controller, kernel_saved = self.kernel.forward(prepared["kernel"], x, list(controller))
         output, values, pops, pushes = self.heads.forward(prepared["heads"], controller_output, noise)
         saved = [controller_output, *kernel_saved, output, values, pops, pushes]
@@ -518,8 +518,7 @@ class _KernelControls:
         d_heads, *d_pre = [_rows(c) for c in step_cotangents]
         controller_output, kernel_saved, _ = self._split_saved([_rows(s) for s in saved])
         step_rows = _rows(steps)
-        inputs = step_rows[:, : self.features]
-        x = ops.concatenate([inputs, ops.cast(_rows(saved_reads), inputs.dtype)], axis=-1)
+        x, _ = self.cell.controller_input(step_rows, _rows(saved_reads), training=self.training)
         states = [_rows(c) for c in saved_controller]
 
         # The products over all rows in the widest of the variables' dtypes:

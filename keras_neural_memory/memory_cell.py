@@ -1,5 +1,7 @@
 """The shared base of `StackCell`, `QueueCell` and `DequeCell`."""
 
+import collections
+import dataclasses
 import re
 import textwrap
 
@@ -55,6 +57,62 @@ def controller_output_size(cell):
         return size
     sizes = flat_state_sizes(cell)
     return sizes[0] if sizes else None
+
+
+CellState = collections.namedtuple("CellState", ["output", "controller", "reads", "values", "strengths", "written"])
+CellState.__doc__ = """The parts of a memory cell's RNN state, by name (see `StateLayout`).
+
+Attributes:
+    output: The previous output `o_{t-1}`.
+    controller: The list of the controller's states.
+    reads: The previous reads `r_{t-1}` (all ends).
+    values: The value matrix `V`.
+    strengths: The strengths `s`.
+    written: The `written` step mask.
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class StateLayout:
+    """The order of a memory cell's flat RNN state, defined once.
+
+    The state is the flat list `[o_{t-1}, *controller states, r_{t-1}, V, s,
+    written]` (see `MemoryCell`). `split` names the parts of such a list and
+    `join` puts them back in order; the cells, the fused scan and the traces
+    find the parts through them.
+
+    Args:
+        num_controller_states: Tensors in the controller's state (2 for an
+            LSTM, 0 for `LinearController`).
+
+    Example:
+
+    >>> layout = StateLayout(num_controller_states=2)  # an LSTM's h and c
+    >>> layout.size
+    7
+    >>> parts = layout.split(["o", "h", "c", "r", "V", "s", "w"])
+    >>> parts.controller, parts.values
+    (['h', 'c'], 'V')
+    >>> layout.join(parts._replace(reads="r2"))
+    ['o', 'h', 'c', 'r2', 'V', 's', 'w']
+    """
+
+    num_controller_states: int
+
+    @property
+    def size(self):
+        """Entries in the flat state."""
+        return self.num_controller_states + 5
+
+    def split(self, states):
+        """The `CellState` of a flat state list (any items, in this layout's order)."""
+        n = self.num_controller_states
+        output, controller, (reads, values, strengths, written) = states[0], states[1 : 1 + n], states[1 + n :]
+        return CellState(output, list(controller), reads, values, strengths, written)
+
+    def join(self, parts):
+        """The flat state list of a `CellState`."""
+        return [parts.output, *parts.controller, parts.reads, parts.values, parts.strengths, parts.written]
 
 
 def _cells_with_dropout(cell):
@@ -193,11 +251,11 @@ class MemoryCell(keras.layers.Layer):
     Subclasses set `memory_class`. Users pick `StackCell`, `QueueCell` or
     `DequeCell`; see their docstrings for the arguments and examples.
 
-    The RNN state is a flat list, in this order: the previous output `o_{t-1}`
-    (Keras' masking on JAX reads the output of a masked step from the first
-    state), the controller's states, the previous reads, then the memory's
-    values (flattened to `slots * memory_width`), strengths and the
-    `written` step mask.
+    The RNN state is a flat list, in this order (`state_layout`): the
+    previous output `o_{t-1}` (Keras' masking on JAX reads the output of a
+    masked step from the first state), the controller's states, the previous
+    reads, then the memory's values (flattened to `slots * memory_width`),
+    strengths and the `written` step mask.
 
     {cell_arguments}
 
@@ -281,17 +339,23 @@ class MemoryCell(keras.layers.Layer):
 
     # ----------------------------------------------------------------- sizes
 
+    @property
+    def state_layout(self):
+        """The `StateLayout` of this cell's flat state: where each part lies."""
+        return StateLayout(len(self._controller_state_sizes))
+
     def state_size_for(self, capacity):
         """The flat `state_size` of this cell for a memory of `capacity` steps."""
         slots = self.memory.num_slots(capacity)
-        return [
-            self.output_size,
-            *self._controller_state_sizes,
-            self.num_ends * self.memory_width,
-            slots * self.memory_width,
-            slots,
-            capacity,
-        ]
+        sizes = CellState(
+            output=self.output_size,
+            controller=self._controller_state_sizes,
+            reads=self.num_ends * self.memory_width,
+            values=slots * self.memory_width,
+            strengths=slots,
+            written=capacity,
+        )
+        return self.state_layout.join(sizes)
 
     @property
     def state_size(self):
@@ -303,8 +367,12 @@ class MemoryCell(keras.layers.Layer):
         return [self.output_size] + [1, 1, self.memory_width] * self.num_ends
 
     @property
-    def _head_slices(self):
-        """`slice`s of the fused projection, in `_head_sizes` order."""
+    def head_slices(self):
+        """`slice`s of the columns of the fused head projection (see `heads`).
+
+        The output `o_t`'s, then each end's push, pop and value, in that
+        order.
+        """
         slices, start = [], 0
         for size in self._head_sizes:
             slices.append(slice(start, start + size))
@@ -337,19 +405,12 @@ class MemoryCell(keras.layers.Layer):
         )
         return ops.cast(noise, sequences.dtype)
 
-    def _split_strength_noise(self, inputs, training):
-        """`(inputs, noise or None)`: the step's noise columns, where `MemoryRNN` appended them."""
-        if inputs.shape[-1] == self._input_features + self.strength_noise_size and self.strength_noise:
-            return inputs[:, : self._input_features], inputs[:, self._input_features :]
-        if training and self.strength_noise:
-            raise ValueError(
-                f"`strength_noise={self.strength_noise}` needs `MemoryRNN` to draw the noise; "
-                "run this cell with `keras_neural_memory.MemoryRNN` instead of `keras.layers.RNN`, "
-                "or set strength_noise=0."
-            )
-        return inputs, None
-
     # ----------------------------------------------------------------- build
+
+    @property
+    def input_features(self):
+        """Features of the step input `x_t` (without strength noise), known once built."""
+        return self._input_features
 
     def build(self, input_shape):
         self._input_features = input_shape[-1]
@@ -405,23 +466,37 @@ class MemoryCell(keras.layers.Layer):
             ]
         else:
             controller = [ops.zeros((batch_size, size), dtype=dtype) for size in self._controller_state_sizes]
-        memory_state = self.memory.initial_state(batch_size, capacity=capacity, dtype=dtype)
-        return [
+        return self.pack_states(
             ops.zeros((batch_size, self.output_size), dtype=dtype),
-            *controller,
+            controller,
             ops.zeros((batch_size, self.num_ends * self.memory_width), dtype=dtype),
-            ops.reshape(memory_state.values, (batch_size, -1)),
-            memory_state.strengths,
-            memory_state.written,
-        ]
+            self.memory.initial_state(batch_size, capacity=capacity, dtype=dtype),
+        )
 
-    def _unpack_state(self, states):
-        n = len(self._controller_state_sizes)
-        controller_states = list(states[1 : 1 + n])
-        reads, values, strengths, written = states[1 + n :]
-        batch_size = ops.shape(strengths)[0]
-        values = ops.reshape(values, (batch_size, -1, self.memory_width))
-        return controller_states, reads, memory_lib.MemoryState(values, strengths, written)
+    def pack_states(self, output, controller_states, reads, memory_state):
+        """The flat RNN state list (see the class docstring) from its parts."""
+        batch_size = ops.shape(memory_state.strengths)[0]
+        values = ops.reshape(memory_state.values, (batch_size, -1))
+        parts = CellState(output, controller_states, reads, values, memory_state.strengths, memory_state.written)
+        return self.state_layout.join(parts)
+
+    def unpack_state(self, states):
+        """The parts of a flat RNN state list; the inverse of `pack_states`.
+
+        Args:
+            states: The cell's flat state list (see the class docstring).
+
+        Returns:
+            `(output, controller_states, reads, memory_state)`: the previous
+            output, the list of the controller's states, the previous reads
+            `(batch, ends * memory_width)` and a `MemoryState` whose values
+            are `(batch, slots, memory_width)`.
+        """
+        parts = self.state_layout.split(states)
+        batch_size = ops.shape(parts.strengths)[0]
+        values = ops.reshape(parts.values, (batch_size, -1, self.memory_width))
+        memory_state = memory_lib.MemoryState(values, parts.strengths, parts.written)
+        return parts.output, parts.controller, parts.reads, memory_state
 
     # ------------------------------------------------------------------ step
 
@@ -440,28 +515,71 @@ class MemoryCell(keras.layers.Layer):
             cell output `o_t`, the controller's flat new states, `values`
             `(batch, ends, memory_width)`, and `pops`/`pushes` `(batch, ends)`.
         """
-        inputs, noise = self._split_strength_noise(inputs, training)
-        controller_input = ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1)
+        controller_input, noise = self.controller_input(inputs, reads, training=training)
         structure = self.controller.state_size
         packed = tree.pack_sequence_as([structure] if isinstance(structure, int) else structure, controller_states)
         kwargs = {"training": training} if self.controller._call_has_training_arg else {}
         controller_output, new_controller_states = self.controller(controller_input, packed, **kwargs)
-        heads = ops.matmul(controller_output, self.kernel) + self.bias
-        activations = (self.output_activation, self.value_activation, self.gate_activation)
-        output, values, pops, pushes = split_heads(heads, self._head_slices, activations, noise)
+        output, values, pops, pushes = self.heads(controller_output, noise)
         return output, tree.flatten(new_controller_states), values, pops, pushes
 
-    def pack_states(self, output, controller_states, reads, memory_state):
-        """The flat RNN state list (see the class docstring) from its parts."""
-        batch_size = ops.shape(memory_state.strengths)[0]
-        return [
-            output,
-            *controller_states,
-            reads,
-            ops.reshape(memory_state.values, (batch_size, -1)),
-            memory_state.strengths,
-            memory_state.written,
-        ]
+    def controller_input(self, inputs, reads, training=None):
+        """The controller's input `concat(x_t, r_{t-1})`, and the step's strength noise.
+
+        Args:
+            inputs: `(batch, features)` the input `x_t`; while `MemoryRNN`
+                trains a cell with `strength_noise`, followed by the step's
+                noise (`draw_strength_noise`).
+            reads: `(batch, ends * memory_width)` the previous reads.
+            training: Whether the step trains. Training with
+                `strength_noise` but without the noise columns (in a plain
+                `keras.layers.RNN`) raises a `ValueError`.
+
+        Returns:
+            `(controller_input, noise)`: `(batch, features + ends *
+            memory_width)`, and the step's `(batch, strength_noise_size)`
+            noise, or None.
+        """
+        features, noise = self.input_features, None
+        if inputs.shape[-1] == features + self.strength_noise_size and self.strength_noise:
+            inputs, noise = inputs[:, :features], inputs[:, features:]
+        elif training and self.strength_noise:
+            raise ValueError(
+                f"`strength_noise={self.strength_noise}` needs `MemoryRNN` to draw the noise; "
+                "run this cell with `keras_neural_memory.MemoryRNN` instead of `keras.layers.RNN`, "
+                "or set strength_noise=0."
+            )
+        return ops.concatenate([inputs, ops.cast(reads, inputs.dtype)], axis=-1), noise
+
+    def heads(self, controller_output, noise=None, weights=None, activations=None):
+        """The cell output `o_t` and each end's push, pop and value, from `o'_t`.
+
+        `heads = o'_t K + b`, one projection cut into `head_slices`, then
+        the activations, with the strength noise added to the push and pop
+        logits (`split_heads`).
+
+        Args:
+            controller_output: `(batch, controller output size)` the
+                controller output `o'_t`.
+            noise: `(batch, strength_noise_size)` the step's strength noise,
+                or None.
+            weights: `(kernel, bias)` tensors used in place of the cell's
+                variables; the fused scan of `MemoryRNN` passes them to
+                call this as a pure function.
+            activations: `(output, value, gate)` functions used in place of
+                `output_activation`, `value_activation` and
+                `gate_activation`: the fused scan passes the same functions
+                in the form it differentiates (`step_kernels`).
+
+        Returns:
+            `(output, values, pops, pushes)`: `output` `(batch,
+            output_size)`, `values` `(batch, ends, memory_width)`, `pops`
+            and `pushes` `(batch, ends)`.
+        """
+        kernel, bias = (self.kernel, self.bias) if weights is None else weights
+        if activations is None:
+            activations = (self.output_activation, self.value_activation, self.gate_activation)
+        return split_heads(ops.matmul(controller_output, kernel) + bias, self.head_slices, activations, noise)
 
     def step(self, inputs, states, training=None):
         """One step, with everything the memory did.
@@ -475,7 +593,7 @@ class MemoryCell(keras.layers.Layer):
             `(batch, ends)`, `values` `(batch, ends, width)`, `reads`
             `(batch, ends * width)` and `memory` (a `MemoryState`).
         """
-        controller_states, reads, memory_state = self._unpack_state(states)
+        _, controller_states, reads, memory_state = self.unpack_state(states)
         output, controller_states, values, pops, pushes = self.controls(
             inputs, controller_states, reads, training=training
         )
@@ -523,14 +641,12 @@ class MemoryCell(keras.layers.Layer):
 def split_heads(heads, head_slices, activations, noise=None):
     """The cell output, values, pops and pushes from the fused head projection.
 
-    The one definition of a memory cell's heads after `heads = o'_t K + b`:
-    `MemoryCell.controls` calls it with Keras activations, and the fused
-    scan's fast path (`step_kernels.MemoryHeads`) with activations it can
-    differentiate.
+    The one definition of a memory cell's heads after `heads = o'_t K + b`,
+    which `MemoryCell.heads` computes before calling it.
 
     Args:
-        heads: `(batch, sum of _head_sizes)` the pre-activation heads.
-        head_slices: `MemoryCell._head_slices`: the output's slice, then
+        heads: `(batch, columns)` the pre-activation heads.
+        head_slices: `MemoryCell.head_slices`: the output's slice, then
             each end's push, pop and value slices.
         activations: `(output, value, gate)` activation functions.
         noise: `(batch, 2 * ends)` strength noise added to the push logits

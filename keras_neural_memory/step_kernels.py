@@ -45,7 +45,6 @@ from keras import ops
 
 from keras_neural_memory import backend_ops
 from keras_neural_memory.linear_controller import LinearController
-from keras_neural_memory.memory_cell import split_heads
 
 __all__ = ["MemoryHeads", "input_gradient", "step_kernel", "unsupported_reason"]
 
@@ -612,14 +611,14 @@ def step_kernel(cell):
 class MemoryHeads:
     """A memory cell's heads: `o_t` and each end's push, pop and value.
 
-    The operations of `MemoryCell.controls` after the controller, in its
-    order: `heads = o'_t K + b`, then the output and value activations and
-    the gate activation of the push and pop logits (plus the step's strength
-    noise, when `MemoryRNN` draws it). Their derivatives are taken from the
+    `forward` is `MemoryCell.heads` as a pure function of the weights:
+    `heads = o'_t K + b`, then the output and value activations and the gate
+    activation of the push and pop logits (plus the step's strength noise,
+    when `MemoryRNN` draws it). `backward` is its derivative, taken from the
     activations, which `forward` returns and the scan saves.
 
     Args:
-        cell: A built `MemoryCell` whose `unsupported_heads_reason` is None.
+        cell: A built `MemoryCell` whose heads have no `unsupported_reason`.
     """
 
     def __init__(self, cell):
@@ -628,7 +627,7 @@ class MemoryHeads:
         self.output_activation = _Activation(cell.output_activation)
         self.value_activation = _Activation(cell.value_activation)
         self.gate_activation = _Activation(cell.gate_activation)
-        output_slice, *end_slices = cell._head_slices
+        output_slice, *end_slices = cell.head_slices
         self.output_slice = output_slice
         self.push_slices, self.pop_slices, self.value_slices = end_slices[0::3], end_slices[1::3], end_slices[2::3]
 
@@ -645,10 +644,9 @@ class MemoryHeads:
         return None
 
     def forward(self, w, controller_output, noise=None):
-        """`(output, values, pops, pushes)` as `MemoryCell.controls` returns them."""
-        heads = ops.matmul(controller_output, w[0]) + w[1]
+        """`(output, values, pops, pushes)`: `MemoryCell.heads` with the weights `w`."""
         activations = (self.output_activation, self.value_activation, self.gate_activation)
-        return split_heads(heads, self.cell._head_slices, activations, noise)
+        return self.cell.heads(controller_output, noise, weights=w, activations=activations)
 
     @staticmethod
     def transposes(w):

@@ -100,7 +100,7 @@ def trace_memory(layer, inputs, mask=None, capacity=None, output_length=None):
     for t in range(length):
         output, new_states, info = cell.step(inputs[:, t], states)
         output, states = _masked_step(mask, t, output, new_states, states)
-        _, _, memory_state = cell._unpack_state(states)
+        *_, memory_state = cell.unpack_state(states)
         weights = cell.memory.read_weights(memory_state)
         weights = weights if isinstance(weights, tuple) else (weights,)
         records["outputs"].append(output)
@@ -155,7 +155,7 @@ def _trace_buffered(layer, inputs, mask, output_length):
         y, new_states, info = cell.step(states)
         y, states = _masked_step(step_mask, t, y, new_states, states)
         state = cell.unpack_state(states)
-        _, _, memory_state = stack_cell._unpack_state(state.stack)
+        *_, memory_state = stack_cell.unpack_state(state.stack)
         in_strengths, out_strengths = state.input_strengths, state.output_strengths
         records["step_outputs"].append(y)
         weights = stack_cell.memory.read_weights(memory_state)[:, None, :]
