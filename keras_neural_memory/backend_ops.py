@@ -23,6 +23,7 @@ runs Keras' generic RNN loop instead.
 """
 
 import keras
+from keras import tree
 
 __all__ = ["supports_fused_scan", "scan", "vjp", "custom_vjp", "tanh", "named_scope"]
 
@@ -35,53 +36,53 @@ def supports_fused_scan():
 
 
 def scan(step, carry, xs, length, ys_dtypes, reverse=False):
-    """`jax.lax.scan` semantics on flat lists.
+    """`jax.lax.scan` semantics on nests of tensors.
+
+    `carry`, `xs` and `ys` are nests (lists, tuples, named tuples, dicts)
+    of tensors, as `keras.tree` flattens them.
 
     Args:
-        step: `step(carry, x) -> (carry, ys)`: `carry` a flat list of
-            tensors, `x` a flat list of one time slice of each of `xs`,
-            `ys` a flat list of tensors.
-        carry: Flat list of initial carry tensors.
-        xs: Flat list of time-major tensors `(length, ...)`.
+        step: `step(carry, x) -> (carry, ys)`: `x` holds one time slice of
+            each tensor of `xs`, in the nest of `xs`; the carry it returns
+            has the nest of `carry`.
+        carry: The initial carry.
+        xs: Time-major tensors `(length, ...)`.
         length: Number of steps (an int or a scalar tensor).
-        ys_dtypes: The dtype of each of `ys` (TensorFlow needs them first).
+        ys_dtypes: The dtype of each tensor of `ys`, in the nest of `ys`
+            (TensorFlow needs them first).
         reverse: Walk `t = length - 1, ..., 0`; `ys[t]` still belongs to `t`.
 
     Returns:
-        `(carry, ys)`, `ys` a flat list of `(length, ...)` tensors.
+        `(carry, ys)`, `ys` in its nest, each tensor `(length, ...)`.
     """
     if keras.backend.backend() == "jax":
         from jax import lax
 
-        def jax_step(carry, x):
-            carry, ys = step(list(carry), list(x))
-            return list(carry), list(ys)
-
-        carry, ys = lax.scan(jax_step, list(carry), list(xs), length=length, reverse=reverse)
-        return list(carry), list(ys)
+        return lax.scan(step, carry, xs, length=length, reverse=reverse)
     return _tf_scan(step, carry, xs, length, ys_dtypes, reverse)
 
 
 def _tf_scan(step, carry, xs, length, ys_dtypes, reverse):
     import tensorflow as tf
 
-    xs_arrays = [tf.TensorArray(x.dtype, size=length).unstack(x) for x in xs]
-    ys_arrays = [tf.TensorArray(dtype, size=length) for dtype in ys_dtypes]
+    xs_arrays = [tf.TensorArray(x.dtype, size=length).unstack(x) for x in tree.flatten(xs)]
+    ys_arrays = [tf.TensorArray(dtype, size=length) for dtype in tree.flatten(ys_dtypes)]
 
-    def body(t, carry, ys_arrays):
+    def body(t, flat_carry, ys_arrays):
         index = length - 1 - t if reverse else t
-        new_carry, ys = step(list(carry), [array.read(index) for array in xs_arrays])
-        new_carry = [tf.ensure_shape(new, old.shape) for new, old in zip(new_carry, carry)]
-        return t + 1, new_carry, [array.write(index, y) for array, y in zip(ys_arrays, ys)]
+        x = tree.pack_sequence_as(xs, [array.read(index) for array in xs_arrays])
+        new_carry, ys = step(tree.pack_sequence_as(carry, flat_carry), x)
+        new_carry = [tf.ensure_shape(new, old.shape) for new, old in zip(tree.flatten(new_carry), flat_carry)]
+        return t + 1, new_carry, [array.write(index, y) for array, y in zip(ys_arrays, tree.flatten(ys))]
 
-    _, carry, ys_arrays = tf.while_loop(
+    _, flat_carry, ys_arrays = tf.while_loop(
         lambda t, *_: t < length,
         body,
-        (tf.constant(0), list(carry), ys_arrays),
+        (tf.constant(0), tree.flatten(carry), ys_arrays),
         maximum_iterations=length,
         swap_memory=True,
     )
-    return list(carry), [array.stack() for array in ys_arrays]
+    return tree.pack_sequence_as(carry, flat_carry), tree.pack_sequence_as(ys_dtypes, [a.stack() for a in ys_arrays])
 
 
 def vjp(fn, *primals):
@@ -124,7 +125,8 @@ def custom_vjp(forward, backward):
     """A function of flat tensor arguments with a hand-written backward pass.
 
     Args:
-        forward: `forward(*args) -> (outputs, residuals)`, both flat lists.
+        forward: `forward(*args) -> (outputs, residuals)`: `outputs` a flat
+            list of tensors, `residuals` any nest of tensors.
         backward: `backward(residuals, cotangents) -> tuple`, one cotangent
             per argument of `forward` (or None where there is none).
 

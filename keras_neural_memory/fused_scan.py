@@ -11,10 +11,12 @@ step `t` writes its slot once and nothing changes it afterwards. So `V_t`,
 the matrix step `t` read, is the final `V` on the slots filled by step `t`
 and zero on the others, and a backward pass needs no stored copy of it.
 
-How. The forward pass keeps, per step, only what the backward needs: the
-controller states, the previous reads and the strengths (`O(slots)`, no
-width factor), and on the fast path a few activations. The backward pass
-walks the steps in reverse with:
+How. Each forward step is the cell's own: its controller input and heads
+(`MemoryCell.controller_input`, `MemoryCell.heads`) around the controller,
+and the memory's `update`. The forward pass keeps, per step, only what the
+backward needs: the controller states, the previous reads and the
+strengths (`O(slots)`, no width factor), and on the fast path a few
+activations. The backward pass walks the steps in reverse with:
 
 * the `(batch, slots, width)` part by hand: the read-weight cotangent
   `dw_t = (V . dr_t)` on the slots filled by step `t`, `dV += w_t (x) dr_t`,
@@ -48,10 +50,13 @@ does; pass `fused=False` to `MemoryRNN` for a cell that mixes rows.
 
 The scan names its phases' operations (`backend_ops.named_scope`:
 `controller_forward`, `controller_backward`, `strengths`, `values`,
-`weight_gradients`), which `benchmarks/profile_scan.py` reads back from a
-profile. The functions here are pure; the loops, vjps and custom gradient
+`weight_gradients`; the memory's `update` names its own two halves
+`strengths` and `values`), which `benchmarks/profile_scan.py` reads back
+from a profile. The functions here are pure; the loops, vjps and custom gradient
 come from the small backend seam `keras_neural_memory.backend_ops`.
 """
+
+import collections
 
 import keras
 from keras import ops
@@ -59,7 +64,7 @@ from keras import ops
 from keras_neural_memory import backend_ops
 from keras_neural_memory import memory as memory_lib
 from keras_neural_memory import step_kernels
-from keras_neural_memory.memory_cell import MemoryCell
+from keras_neural_memory.memory_cell import CellState, MemoryCell
 
 __all__ = ["memory_scan", "fast_path_reason"]
 
@@ -127,12 +132,30 @@ def fast_path_reason(cell):
     return step_kernels.unsupported_reason(controller)
 
 
+# What the forward loop saves per step for the backward: the controller
+# states, reads and strengths the step started from, and what `controls`
+# saves (`extra`). None of it has the `slots x width` size of `V`.
+_StepRecord = collections.namedtuple("_StepRecord", ["controller", "reads", "strengths", "extra"])
+
+# The forward pass's residuals: the step inputs and mask, the final `V`
+# (`(batch, slots, width)`) and `written` mask, the step records (stacked
+# over time) and the weights.
+_Residuals = collections.namedtuple("_Residuals", ["steps", "step_mask", "values", "written", "records", "weights"])
+
+# The reverse loop's carry: the steps taken before the current step, and
+# the cotangents of the state parts after it.
+_ReverseCarry = collections.namedtuple(
+    "_ReverseCarry", ["count", "output", "controller", "reads", "values", "strengths"]
+)
+
+
 class _Scan:
     """The forward and backward passes of one `memory_scan` call.
 
     Everything but the controller and heads: the mask, the strengths and
     the `(batch, slots, width)` part. `controls` (a `_GenericControls` or
-    `_KernelControls`) runs and differentiates the controller and heads.
+    `_KernelControls`) runs and differentiates the controller and heads;
+    the memory's own `update` takes each forward step.
     """
 
     def __init__(self, cell, controls, zero_output_for_mask):
@@ -140,115 +163,71 @@ class _Scan:
         self.memory = cell.memory
         self.controls = controls
         self.zero_output_for_mask = zero_output_for_mask
-        self.num_controller_states = cell.state_layout.num_controller_states
-        self.num_states = 5 + self.num_controller_states
-
-    # ------------------------------------------------------------ one step
-
-    def strengths(self, strengths, pops, pushes, count, keep, capacity):
-        """Strengths after the step and the read weights (`O(batch * slots)`)."""
-        step_slot = ops.one_hot(count, capacity, dtype=strengths.dtype) * keep
-        return list(self.memory.update_strengths(strengths, pops, pushes, self.memory.write_slots(step_slot)))
-
-    def _write_index(self, count, capacity):
-        """`(batch, ends)` slots a step writes after `count` steps (clipped when full)."""
-        return ops.clip(self.memory.slot_indices(count, capacity), 0, self.memory.num_slots(capacity) - 1)
-
-    @staticmethod
-    def _add_at(matrix, index, rows):
-        """`matrix[b, index[b, e]] += rows[b, e]`, touching only those rows."""
-        batch, ends = ops.shape(index)
-        batch_index = ops.broadcast_to(ops.arange(batch, dtype=index.dtype)[:, None], (batch, ends))
-        flat_index = ops.reshape(ops.stack([batch_index, index], axis=-1), (-1, 2))
-        old = ops.take_along_axis(matrix, ops.broadcast_to(index[:, :, None], ops.shape(rows)), axis=1)
-        return ops.scatter_update(matrix, flat_index, ops.reshape(old + rows, (-1, ops.shape(rows)[-1])))
-
-    @staticmethod
-    def _rows_at(matrix, index):
-        """`matrix[b, index[b, e]]`: `(batch, ends, width)`."""
-        width = ops.shape(matrix)[-1]
-        shape = (ops.shape(index)[0], ops.shape(index)[1], width)
-        return ops.take_along_axis(matrix, ops.broadcast_to(index[:, :, None], shape), axis=1)
-
-    def _unpack(self, states):
-        n = self.num_controller_states
-        output, controller, (reads, values, strengths, written) = states[0], states[1 : 1 + n], states[1 + n :]
-        return output, list(controller), reads, values, strengths, written
+        self.layout = cell.state_layout
 
     # -------------------------------------------------------------- forward
 
     def forward(self, steps, step_mask, *states_and_weights):
-        states = list(states_and_weights[: self.num_states])
-        weights = list(states_and_weights[self.num_states :])
-        output, controller, reads, flat_values, strengths, written = self._unpack(states)
-        batch = ops.shape(strengths)[0]
-        capacity = ops.shape(written)[-1]
-        width = self.cell.memory_width
-        values = ops.reshape(flat_values, (batch, -1, width))
-        count = ops.cast(ops.sum(written, axis=-1), "int32")
-        n = self.num_controller_states
+        layout = self.layout
+        initial = layout.split(states_and_weights[: layout.size])
+        weights = list(states_and_weights[layout.size :])
+        batch = ops.shape(initial.strengths)[0]
         prepared = self.controls.prepare(weights)
 
-        def step(carry, x):
-            output, controller, reads, values, strengths, count = self._unpack_carry(carry)
+        def step(state, x):
             inputs, keep = x
             with backend_ops.named_scope("controller_forward"):
-                new_output, new_controller, pushed, pops, pushes, saved = self.controls.forward(
-                    prepared, inputs, controller, reads
+                output, controller, pushed, pops, pushes, extra = self.controls.forward(
+                    prepared, inputs, state.controller, state.reads
                 )
-            with backend_ops.named_scope("strengths"):
-                new_strengths, read_weights = self.strengths(strengths, pops, pushes, count, keep, capacity)
-            with backend_ops.named_scope("values"):
-                in_capacity = ops.cast(count < capacity, keep.dtype)[:, None]
-                index = self._write_index(count, capacity)
-                new_values = self._add_at(values, index, pushed * (keep * in_capacity)[:, :, None])
-                new_reads = _per_end(lambda w: memory_lib.read(new_values, w), read_weights)
-            overflowed = (count >= capacity)[:, None, None]
-            new_reads = ops.where(overflowed, ops.full_like(new_reads, float("nan")), new_reads)
-            new_reads = ops.reshape(new_reads, ops.shape(reads))
+            # A masked step pushes nothing, so that `V` needs no select over
+            # `(batch, slots, width)`; the other parts are selected as
+            # `keras.layers.RNN` selects the states.
+            memory_state = memory_lib.MemoryState(state.values, state.strengths, state.written)
+            memory_state, reads = self.memory.update(memory_state, pushed * keep[:, :, None], pops, pushes * keep)
             kept = keep > 0.5
-            carried_output = ops.where(kept, new_output, output)
-            step_output = ops.where(kept, new_output, ops.zeros_like(new_output)) if self.zero_output_for_mask else carried_output
-            new_carry = [
-                carried_output,
-                *[ops.where(kept, new, old) for new, old in zip(new_controller, controller)],
-                ops.where(kept, new_reads, reads),
-                new_values,
-                ops.where(kept, new_strengths, strengths),
-                count + ops.cast(keep[:, 0], "int32"),
-            ]
-            return new_carry, [step_output, *controller, reads, strengths, *saved]
 
-        carry = [output, *controller, reads, values, strengths, count]
-        dtypes = [output.dtype, *[c.dtype for c in controller], reads.dtype, strengths.dtype]
-        dtypes += self.controls.saved_dtypes(output.dtype)
+            def select(new, old):
+                return ops.where(kept, new, old)
+
+            new_state = CellState(
+                output=select(output, state.output),
+                controller=[select(new, old) for new, old in zip(controller, state.controller)],
+                reads=select(ops.reshape(reads, ops.shape(state.reads)), state.reads),
+                values=memory_state.values,
+                strengths=select(memory_state.strengths, state.strengths),
+                written=select(memory_state.written, state.written),
+            )
+            step_output = new_state.output
+            if self.zero_output_for_mask:
+                step_output = select(output, ops.zeros_like(output))
+            return new_state, (step_output, _StepRecord(state.controller, state.reads, state.strengths, extra))
+
+        carry = initial._replace(values=ops.reshape(initial.values, (batch, -1, self.cell.memory_width)))
+        record_dtypes = _StepRecord(
+            [c.dtype for c in initial.controller],
+            initial.reads.dtype,
+            initial.strengths.dtype,
+            self.controls.saved_dtypes(initial.output.dtype),
+        )
         length = ops.shape(steps)[0]
-        carry, saved = backend_ops.scan(step, carry, [steps, step_mask], length, dtypes)
-        output, controller, reads, values, strengths, count = self._unpack_carry(carry)
-        final_written = ops.cast(ops.arange(capacity, dtype=count.dtype)[None, :] < count[:, None], written.dtype)
-        outputs = [saved[0], output, *controller, reads, ops.reshape(values, (batch, -1)), strengths, final_written]
-        residuals = [steps, step_mask, values, count, written, *saved[1:], *weights]
-        return outputs, residuals
-
-    def _unpack_carry(self, carry):
-        n = self.num_controller_states
-        return carry[0], list(carry[1 : 1 + n]), carry[1 + n], carry[2 + n], carry[3 + n], carry[4 + n]
+        final, (outputs, records) = backend_ops.scan(
+            step, carry, (steps, step_mask), length, (initial.output.dtype, record_dtypes)
+        )
+        final_states = layout.join(final._replace(values=ops.reshape(final.values, (batch, -1))))
+        residuals = _Residuals(steps, step_mask, final.values, final.written, records, weights)
+        return [outputs, *final_states], residuals
 
     # ------------------------------------------------------------- backward
 
     def backward(self, residuals, cotangents):
-        n, k = self.num_controller_states, self.controls.num_saved
-        steps, step_mask, values, count, written = residuals[:5]
-        saved_controller = residuals[5 : 5 + n]
-        saved_reads, saved_strengths = residuals[5 + n : 7 + n]
-        saved_extra = residuals[7 + n : 7 + n + k]
-        weights = list(residuals[7 + n + k :])
-        d_outputs, d_output, *rest = cotangents
-        d_controller, (d_reads, d_flat_values, d_strengths, _) = rest[:n], rest[n:]
+        memory = self.memory
+        steps, step_mask, values, written, records, weights = residuals
+        d_outputs, *d_states = cotangents
+        d_final = self.layout.split(d_states)
         batch = ops.shape(values)[0]
         capacity = ops.shape(written)[-1]
-        ends, width = self.memory.slots_per_step, self.cell.memory_width
-        d_values = ops.reshape(d_flat_values, ops.shape(values))
+        ends, width = memory.slots_per_step, self.cell.memory_width
         prepared = self.controls.prepare(weights)
         # `(batch, width, slots)`, once: per step, `V . dr` is then a plain
         # matrix product, several times faster on CPU than contracting `V`'s
@@ -256,82 +235,91 @@ class _Scan:
         values_by_width = ops.transpose(values, (0, 2, 1))
 
         def step(carry, x):
-            d_values, count, d_output, *rest = carry
-            d_controller, (d_reads, d_strengths) = rest[:n], rest[n:]
-            inputs, keep, *saved, d_step_output = x
-            controller, reads, strengths, extra = saved[:n], saved[n], saved[n + 1], saved[n + 2 :]
-            count_after = count
-            count = count - ops.cast(keep[:, 0], "int32")
+            inputs, keep, record, d_step_output = x
+            count = carry.count - ops.cast(keep[:, 0], "int32")
 
             # The step's pushes and pops (the generic path recomputes the
             # controller and heads here, keeping their vjp).
             with backend_ops.named_scope("controller_forward"):
-                pops, pushes, controls_backward = self.controls.step_backward(prepared, inputs, controller, reads, extra)
+                pops, pushes, controls_backward = self.controls.step_backward(
+                    prepared, inputs, record.controller, record.reads, record.extra
+                )
             with backend_ops.named_scope("strengths"):
                 (_, read_weights), strengths_vjp = backend_ops.vjp(
-                    lambda s, u, d: self.strengths(s, u, d, count, keep, capacity), strengths, pops, pushes
+                    lambda s, u, d: list(memory.update_strengths(s, u, d * keep, count, capacity)),
+                    record.strengths,
+                    pops,
+                    pushes,
                 )
 
-            # Cotangents through the mask (`where(keep, new, old)`).
+            # Cotangents through the mask (`where(keep, new, old)`) and the
+            # overflow rule (a step without room reads NaN and writes nothing).
             dropped = 1.0 - keep
-            d_new_output = keep * (d_output + d_step_output)
-            d_old_output = dropped * d_output if self.zero_output_for_mask else dropped * (d_output + d_step_output)
-            in_capacity = ops.cast(count < capacity, keep.dtype)[:, None]
-            d_new_reads = ops.reshape(keep * in_capacity * d_reads, (batch, ends, width))
+            d_new_output = keep * (carry.output + d_step_output)
+            d_old_output = dropped * carry.output
+            if not self.zero_output_for_mask:
+                d_old_output = dropped * (carry.output + d_step_output)
+            written_rows = keep * ops.cast(memory_lib.has_room(count, capacity), keep.dtype)
+            d_new_reads = ops.reshape(written_rows * carry.reads, (batch, ends, width))
 
             # The (batch, slots, width) part, by hand. The step read `V_t`, which
             # is the final `V` on the slots filled by then and zero elsewhere, so
             # the loop only reads the final `V` and never writes a copy of it.
             with backend_ops.named_scope("values"):
-                filled = ops.cast(self.memory.filled_slots(count_after, capacity), values.dtype)[:, None, :]
-                d_read_weights = _per_end(lambda dr: ops.einsum("bw,bws->bs", dr, values_by_width), d_new_reads) * filled
+                filled = ops.cast(memory.filled_slots(carry.count, capacity), values.dtype)[:, None, :]
+                d_read_weights = memory_lib.each_end(
+                    lambda dr: ops.einsum("bw,bws->bs", dr, values_by_width), d_new_reads
+                ) * filled
                 # A sum of broadcast products, not a contraction over the ends:
                 # XLA fuses it with the add into one pass over `dV`.
-                d_values = d_values + sum(
+                d_values = carry.values + sum(
                     read_weights[:, e, :, None] * d_new_reads[:, e, None, :] for e in range(ends)
                 )
-                index = self._write_index(count, capacity)
-                d_pushed = self._rows_at(d_values, index) * (keep * in_capacity)[:, :, None]
+                d_pushed = memory_lib.take_rows(d_values, memory.slot_indices(count, capacity))
+                d_pushed = d_pushed * written_rows[:, :, None]
 
             with backend_ops.named_scope("strengths"):
-                d_new_strengths = keep * d_strengths
-                d_old_strengths, d_pops, d_pushes = strengths_vjp([d_new_strengths, d_read_weights])
-            d_new_controller = [keep * d for d in d_controller]
+                d_old_strengths, d_pops, d_pushes = strengths_vjp([keep * carry.strengths, d_read_weights])
             with backend_ops.named_scope("controller_backward"):
                 d_old_controller, d_old_reads, step_cotangents = controls_backward(
-                    d_new_output, d_new_controller, d_pushed, d_pops, d_pushes
+                    d_new_output, [keep * d for d in carry.controller], d_pushed, d_pops, d_pushes
                 )
-            new_carry = [
-                d_values,
-                count,
-                d_old_output,
-                *[d + dropped * d_next for d, d_next in zip(d_old_controller, d_controller)],
-                d_old_reads + dropped * d_reads,
-                d_old_strengths + dropped * d_strengths,
-            ]
+            new_carry = _ReverseCarry(
+                count=count,
+                output=d_old_output,
+                controller=[d + dropped * d_next for d, d_next in zip(d_old_controller, carry.controller)],
+                reads=d_old_reads + dropped * carry.reads,
+                values=d_values,
+                strengths=d_old_strengths + dropped * carry.strengths,
+            )
             return new_carry, step_cotangents
 
-        carry = [d_values, count, d_output, *d_controller, d_reads, d_strengths]
-        xs = [steps, step_mask, *saved_controller, saved_reads, saved_strengths, *saved_extra, d_outputs]
-        dtypes = self.controls.cotangent_dtypes(d_outputs, saved_controller, values, saved_strengths)
+        carry = _ReverseCarry(
+            count=memory_lib.steps_taken(written),
+            output=d_final.output,
+            controller=d_final.controller,
+            reads=d_final.reads,
+            values=ops.reshape(d_final.values, ops.shape(values)),
+            strengths=d_final.strengths,
+        )
+        xs = (steps, step_mask, records, d_outputs)
+        dtypes = self.controls.cotangent_dtypes(d_outputs, records.controller, values, records.strengths)
         length = ops.shape(steps)[0]
         carry, step_cotangents = backend_ops.scan(step, carry, xs, length, dtypes, reverse=True)
-        d_values, _, d_output, *rest = carry
-        d_controller, (d_reads, d_strengths) = rest[:n], rest[n:]
 
         with backend_ops.named_scope("weight_gradients"):
             d_steps, d_weights = self.controls.gradients(
-                weights, prepared, steps, saved_controller, saved_reads, saved_extra, step_cotangents
+                weights, prepared, steps, records.controller, records.reads, records.extra, step_cotangents
             )
-        d_states = [
-            d_output,
-            *d_controller,
-            d_reads,
-            ops.reshape(d_values, (batch, -1)),
-            d_strengths,
-            ops.zeros_like(written),
-        ]
-        return (d_steps, ops.zeros_like(step_mask), *d_states, *d_weights)
+        d_initial = CellState(
+            output=carry.output,
+            controller=carry.controller,
+            reads=carry.reads,
+            values=ops.reshape(carry.values, (batch, -1)),
+            strengths=carry.strengths,
+            written=ops.zeros_like(written),
+        )
+        return (d_steps, ops.zeros_like(step_mask), *self.layout.join(d_initial), *d_weights)
 
 
 def _rows(x):
@@ -349,8 +337,6 @@ class _GenericControls:
     the controller treating batch rows independently, as every RNN cell
     does.
     """
-
-    num_saved = 0
 
     def __init__(self, cell, variables, training):
         self.cell = cell
@@ -554,13 +540,3 @@ class _KernelControls:
 # Float dtypes from the widest down. (`keras.backend.result_type` is no
 # help here: on JAX it maps float64 to float32.)
 _WIDEST_FIRST = ("float64", "float32", "bfloat16", "float16")
-
-
-def _per_end(product, per_end_rows):
-    """`product` applied to each end's `(batch, n)` slice, stacked on axis 1.
-
-    The `(batch, slots, width)` products against `V` are one matrix-vector
-    product per end (the DeQue has two): XLA on CPU runs the same contraction
-    with an `ends` axis of size 2 about three times slower.
-    """
-    return ops.stack([product(per_end_rows[:, e]) for e in range(ops.shape(per_end_rows)[1])], axis=1)

@@ -40,6 +40,7 @@ import math
 from keras import ops
 from keras.saving import register_keras_serializable
 
+from keras_neural_memory import backend_ops
 from keras_neural_memory.validation import check_positive_int
 
 __all__ = ["MemoryState", "NeuralStack", "NeuralQueue", "NeuralDeque"]
@@ -164,10 +165,113 @@ def read(values, weights):
     return ops.einsum("bs,bsw->bw", weights, values)
 
 
-def _next_slot(written):
-    """One-hot `(batch, capacity)` of the next free step, or all zeros if full."""
-    shifted = ops.concatenate([ops.ones_like(written[:, :1]), written[:, :-1]], axis=-1)
-    return shifted - written
+def each_end(product, per_end_rows):
+    """`product` applied to each end's `(batch, n)` rows, stacked on axis 1.
+
+    The `(batch, slots, width)` products of a step (the reads, and in
+    `MemoryRNN`'s backward pass their transposes) are one matrix-vector
+    product per end: XLA on CPU runs the same contraction with an `ends`
+    axis of size 2 (the DeQue's) about three times slower.
+
+    Args:
+        product: A function of one end's `(batch, n)` rows.
+        per_end_rows: `(batch, ends, n)`.
+
+    Returns:
+        `(batch, ends, ...)`: `product` of each end's rows.
+    """
+    return ops.stack([product(per_end_rows[:, e]) for e in range(ops.shape(per_end_rows)[1])], axis=1)
+
+
+def read_each_end(values, weights):
+    """`(batch, ends, width)`: the read of each end (eqs. 3, 5, 10, 11), from `(batch, ends, slots)` weights."""
+    return each_end(lambda end_weights: read(values, end_weights), weights)
+
+
+def steps_taken(written):
+    """`(batch,)` int32: the steps a memory has taken, from its `written` mask.
+
+    Counted in int32: a float16 sum of the mask stops being exact after
+    2048 steps.
+    """
+    return ops.sum(ops.cast(written, "int32"), axis=-1)
+
+
+def has_room(count, capacity):
+    """`(batch, 1)` boolean: whether the step after `count` steps fits in `capacity`.
+
+    The overflow rule: a step without room writes nothing, and its reads
+    are NaN (`poison_on_overflow`), as are those of every later step.
+    """
+    return (count < capacity)[:, None]
+
+
+def poison_on_overflow(reads, count, capacity):
+    """`reads` `(batch, ends, width)`, NaN in the rows whose step had no room (`has_room`)."""
+    room = has_room(count, capacity)[:, :, None]
+    return ops.where(room, reads, ops.full_like(reads, float("nan")))
+
+
+def add_rows(matrix, index, rows):
+    """`matrix[b, index[b, k]] += rows[b, k]`, touching only those rows.
+
+    The write of eq. 1 (each end fills one slot per step). A scatter rather
+    than a product with one-hot slots: a loop over steps then updates the
+    `(batch, slots, width)` matrix in place instead of passing over all of
+    it at every step.
+
+    Args:
+        matrix: `(batch, n, width)`.
+        index: `(batch, k)` int rows of `matrix`.
+        rows: `(batch, k, width)` what to add there.
+
+    Returns:
+        The updated `(batch, n, width)` matrix.
+    """
+    shape = ops.shape(matrix)
+    flat, flat_index = _flat_rows(matrix, index)
+    flat_index = ops.reshape(flat_index, (-1, 1))
+    old = ops.take(flat, flat_index[:, 0], axis=0)
+    new = ops.scatter_update(flat, flat_index, old + ops.reshape(rows, (-1, shape[-1])))
+    return ops.reshape(new, shape)
+
+
+def take_rows(matrix, index):
+    """`matrix[b, index[b, k]]`: `(batch, k, width)` rows of a `(batch, n, width)` matrix."""
+    flat, flat_index = _flat_rows(matrix, index)
+    return ops.take(flat, flat_index, axis=0)
+
+
+def _flat_rows(matrix, index):
+    """`matrix` as `(batch * n, width)` rows, and `index` `(batch, k)` as indices of those rows.
+
+    A gather on the flat rows, not `take_along_axis`: TensorFlow's gradient
+    of the latter's broadcast does not compile with XLA inside a loop whose
+    batch size is unknown (a plain `keras.layers.RNN` under `jit_compile`).
+    """
+    batch, n, width = ops.shape(matrix)
+    offsets = ops.arange(batch, dtype=index.dtype)[:, None] * n
+    return ops.reshape(matrix, (-1, width)), index + offsets
+
+
+def _one_hot_slots(index, room, num_slots, dtype):
+    """`(batch, k, num_slots)` one-hot rows of `index`, all zeros where there is no `room`."""
+    return ops.one_hot(index, num_slots, dtype=dtype) * ops.cast(room, dtype)[:, :, None]
+
+
+def _write_strengths(strengths, slots, pushes):
+    """The strengths with `pushes` `(batch, k)` added at the one-hot `slots` `(batch, k, slots)` (eq. 1)."""
+    return strengths + ops.einsum("bks,bk->bs", slots, pushes)
+
+
+def _write_values(values, index, room, pushed):
+    """`values` with `pushed` `(batch, k, width)` written at `index`, where there is `room` (eq. 1)."""
+    return add_rows(values, index, pushed * ops.cast(room, pushed.dtype)[:, :, None])
+
+
+def _after_step(written, count):
+    """The `written` mask after the step that follows `count` steps (unchanged once full)."""
+    return written + ops.one_hot(count, ops.shape(written)[-1], dtype=written.dtype)
 
 
 def push(state, value, strength):
@@ -185,28 +289,12 @@ def push(state, value, strength):
     Returns:
         The new `MemoryState`.
     """
-    slot = _next_slot(state.written)
-    values, strengths = _write(state.values, state.strengths, slot[:, :, None], value[:, None, :], strength)
-    return MemoryState(values, strengths, state.written + slot)
-
-
-def _poison_on_overflow(read_vector, written):
-    """NaN reads once a step found the memory full; never wrap around."""
-    overflowed = written[..., -1:] > 0.5
-    return ops.where(overflowed, ops.full_like(read_vector, float("nan")), read_vector)
-
-
-def _write(values, strengths, slots, pushed, push):
-    """Writes `k` values with strengths `push` into `k` empty one-hot slots.
-
-    Args:
-        values: `(batch, slots, width)`; strengths: `(batch, slots)`.
-        slots: `(batch, slots, k)` one-hot columns (all-zero: nothing written).
-        pushed: `(batch, k, width)` values; push: `(batch, k)` strengths.
-    """
-    values = values + ops.einsum("bsk,bkw->bsw", slots, pushed)
-    strengths = strengths + ops.einsum("bsk,bk->bs", slots, push)
-    return values, strengths
+    capacity, count = ops.shape(state.written)[-1], steps_taken(state.written)
+    index, room = _NeuralMemory.slot_indices(count, capacity), has_room(count, capacity)
+    slots = _one_hot_slots(index, room, capacity, state.strengths.dtype)
+    strengths = _write_strengths(state.strengths, slots, strength)
+    values = _write_values(state.values, index, room, value[:, None, :])
+    return MemoryState(values, strengths, _after_step(state.written, count))
 
 
 # --------------------------------------------------------------------------
@@ -266,16 +354,27 @@ class _NeuralMemory:
     pop_ends = ()
     read_ends = ()
 
-    def write_slots(self, step_slot):
-        """`(batch, slots, ends)` one-hot columns of the slots written at a step.
+    @staticmethod
+    def slot_indices(count, capacity):
+        """`(batch, ends)` int: the slot each end writes at the step after `count` steps.
+
+        The memory's layout, in one place: the Stack and the Queue write
+        slot `count`. A full memory writes nothing (`has_room`); its indices
+        are then those of the last step, which keeps them inside the buffer.
 
         Args:
-            step_slot: `(batch, capacity)` one-hot of the step being taken
-                (all zeros: nothing is written).
+            count: `(batch,)` int steps taken (`steps_taken`).
+            capacity: Steps the memory holds.
         """
-        return step_slot[:, :, None]
+        return ops.minimum(count, capacity - 1)[:, None]
 
-    def update_strengths(self, strengths, pops, pushes, slots):
+    def write_slots(self, count, capacity, dtype):
+        """`(batch, ends, slots)` one-hot rows of `slot_indices`; all zeros on a full memory."""
+        return _one_hot_slots(
+            self.slot_indices(count, capacity), has_room(count, capacity), self.num_slots(capacity), dtype
+        )
+
+    def update_strengths(self, strengths, pops, pushes, count, capacity):
         """The strength half of a step: pop each end, push, then read weights.
 
         Everything here is `O(batch * slots)`; the values never enter, which
@@ -286,7 +385,8 @@ class _NeuralMemory:
             strengths: `(batch, slots)` strengths before the step.
             pops: `(batch, ends)` pop strengths `u_t`, in `pop_ends` order.
             pushes: `(batch, ends)` push strengths `d_t`.
-            slots: `(batch, slots, ends)` from `write_slots`.
+            count: `(batch,)` int steps taken before this one (`steps_taken`).
+            capacity: Steps the memory holds.
 
         Returns:
             `(new_strengths, weights)`, weights `(batch, ends, slots)` in
@@ -294,12 +394,17 @@ class _NeuralMemory:
         """
         for index, end in enumerate(self.pop_ends):
             strengths = pop(strengths, pops[:, index : index + 1], end)
-        strengths = strengths + ops.einsum("bse,be->bs", slots, pushes)
+        strengths = _write_strengths(strengths, self.write_slots(count, capacity, strengths.dtype), pushes)
         weights = ops.stack([read_weights(strengths, end) for end in self.read_ends], axis=1)
         return strengths, weights
 
     def update(self, state, values, pops, pushes):
         """One whole step: pop, push, read (eqs. 1-3, 1/4/5 or 6-11).
+
+        The one definition of a memory step: the cells call it, and so does
+        the fused scan of `keras_neural_memory.MemoryRNN`. The operations of
+        its two halves are named `strengths` and `values`, which is how
+        `benchmarks/profile_scan.py` attributes the scan's time.
 
         Args:
             state: A `MemoryState`.
@@ -311,21 +416,14 @@ class _NeuralMemory:
             `(new_state, reads)` with `reads` of shape `(batch, ends, width)`,
             NaN once a step found the memory full.
         """
-        step_slot = _next_slot(state.written)
-        slots = self.write_slots(step_slot)
-        strengths, weights = self.update_strengths(state.strengths, pops, pushes, slots)
-        new_values = state.values + ops.einsum("bse,bew->bsw", slots, values)
-        reads = ops.einsum("bes,bsw->bew", weights, new_values)
-        new_state = MemoryState(new_values, strengths, state.written + step_slot)
-        return new_state, _poison_on_overflow(reads, state.written[:, None])
-
-    def slot_indices(self, count, capacity):
-        """`(batch, ends)` slot written by each end after `count` steps.
-
-        The same slots as `write_slots`, as int indices; meaningful only
-        for `count < capacity` (callers mask the rest).
-        """
-        return count[:, None]
+        capacity, count = ops.shape(state.written)[-1], steps_taken(state.written)
+        with backend_ops.named_scope("strengths"):
+            strengths, weights = self.update_strengths(state.strengths, pops, pushes, count, capacity)
+        with backend_ops.named_scope("values"):
+            index, room = self.slot_indices(count, capacity), has_room(count, capacity)
+            new_values = _write_values(state.values, index, room, values)
+            reads = poison_on_overflow(read_each_end(new_values, weights), count, capacity)
+        return MemoryState(new_values, strengths, _after_step(state.written, count)), reads
 
     def filled_slots(self, count, capacity):
         """`(batch, slots)` boolean: the slots holding a value after `count` steps."""
@@ -476,15 +574,11 @@ class NeuralDeque(_NeuralMemory):
         )
         return new_state, (reads[:, 0], reads[:, 1])
 
-    def write_slots(self, step_slot):
+    @staticmethod
+    def slot_indices(count, capacity):
         """Centred layout: the top grows up from the middle, the bottom down."""
-        no_slots = ops.zeros_like(step_slot)
-        top_slot = ops.concatenate([no_slots, step_slot], axis=-1)
-        bottom_slot = ops.concatenate([ops.flip(step_slot, axis=-1), no_slots], axis=-1)
-        return ops.stack([top_slot, bottom_slot], axis=-1)
-
-    def slot_indices(self, count, capacity):
-        return ops.stack([capacity + count, capacity - 1 - count], axis=-1)
+        step = ops.minimum(count, capacity - 1)
+        return ops.stack([capacity + step, capacity - 1 - step], axis=-1)
 
     def filled_slots(self, count, capacity):
         slot = ops.arange(self.num_slots(capacity), dtype=count.dtype)[None, :]
