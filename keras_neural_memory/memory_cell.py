@@ -10,7 +10,8 @@ from keras import ops
 from keras import tree
 
 from keras_neural_memory import memory as memory_lib
-from keras_neural_memory.validation import check_gate_activation, check_int, check_positive_int, check_real
+from keras_neural_memory.memory_options import check_option
+from keras_neural_memory.validation import check_int, check_positive_int, check_real
 
 DEFAULT_CAPACITY = 256
 
@@ -305,7 +306,7 @@ class MemoryCell(keras.layers.Layer):
             )
         for name, value in (("pop_bias_init", pop_bias_init), ("push_bias_init", push_bias_init)):
             check_real(name, value)
-        check_gate_activation(gate_activation)
+        check_option("gate_activation", gate_activation)
         check_real("strength_noise", strength_noise, minimum=0)
         check_int("seed", seed, allow_none=True)
         controller_size = controller_output_size(controller)
