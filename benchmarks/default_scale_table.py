@@ -12,6 +12,8 @@ models:
 - `deque_paper`: the paper's DeQue-LSTM (`--paper-deque`);
 - `lstm`: the 2-layer LSTM (`--memory lstm`).
 
+Each run is its own `neural-memory train` process, as a user's is (one
+process that compiled every run in turn would run out of memory maps).
 Every run resumes where it stopped and a finished run is not retrained
 (`train`'s guarantees), nor is a run the record holds with the same
 settings, even without its folder; so starting the same command again only
@@ -25,10 +27,12 @@ Usage:
 """
 
 import argparse
+import json
 import pathlib
+import subprocess
 import sys
 
-from keras_neural_memory.experiments import cli, training
+from keras_neural_memory.experiments import cli
 from keras_neural_memory.experiments.cli import list_of
 from study_record import add_row, read_rows
 
@@ -77,9 +81,15 @@ def row_key(row):
     return row["task"], row["model"], row["seed"]
 
 
-def run_row(task, model, seed, argv):
-    """Trains (or reuses, from its folder) the run of `argv` and returns its row of the record."""
-    results = training.train(cli.train_config(cli.parser().parse_args(argv)))
+def run_row(task, model, seed, argv, folder):
+    """Trains (or reuses, from its folder) the run of `argv` in a `neural-memory train` process; returns its row."""
+    # `neural-memory` itself: the console script of the package that this interpreter imports.
+    console = "import sys, keras_neural_memory_console; sys.exit(keras_neural_memory_console.main())"
+    status = subprocess.run([sys.executable, "-c", console, *argv]).returncode
+    results_path = pathlib.Path(folder) / "results.json"
+    if status not in (0, 1) or not results_path.is_file():  # 1: diverged, and recorded as such
+        raise SystemExit(f"neural-memory {' '.join(argv)} failed with status {status}")
+    results = json.loads(results_path.read_text())
     row = {
         "task": task,
         "model": model,
@@ -100,8 +110,6 @@ def run_row(task, model, seed, argv):
 
 
 def main(argv=None):
-    import keras
-
     args = parse_args(argv)
     record_path = pathlib.Path(args.record)
     for seed in args.seeds:
@@ -111,9 +119,8 @@ def main(argv=None):
                 argv = [*command(task, model, seed), "--output-dir", folder, "--verbose", "0"]
                 settings = cli.train_config(cli.parser().parse_args(argv)).resolved().settings()
                 recorded = [r for r in read_rows(record_path) if row_key(r) == (task, model, seed) and r["settings"] == settings]
-                row = recorded[0] if recorded else run_row(task, model, seed, argv)
+                row = recorded[0] if recorded else run_row(task, model, seed, argv, folder)
                 add_row(record_path, row, key=row_key)
-                keras.backend.clear_session()
                 test = "diverged" if row["diverged"] else f"train {row['train_coarse']:.3f}, test {row['test_coarse']:.3f}"
                 print(f"{task} {model} seed {seed}: {test}", flush=True)
 
