@@ -10,7 +10,7 @@ import json
 
 from keras_neural_memory.experiments.common import LEARNS_AT, learns
 from keras_neural_memory.experiments.config import SCALES
-from keras_neural_memory.experiments.run_folder import write_atomically
+from keras_neural_memory.experiments.run_folder import locked, write_atomically
 #: Every study's protocol: the scale, batches per epoch, and the stopping rule (held-out coarse
 #: accuracy at training lengths, on this many strings, at two consecutive epochs).
 SCALE, STOP_AT, VALIDATION_EXAMPLES = "default", 1.0, 200
@@ -26,9 +26,14 @@ def read_rows(path):
 
 
 def add_row(path, row, key):
-    """Writes `row` into the record at `path`, replacing the row of the same `key(row)`; returns every row."""
-    rows = {key(r): r for r in read_rows(path)} | {key(row): row}
-    write_atomically(path, json.dumps(list(rows.values()), indent=1) + "\n")
+    """Writes `row` into the record at `path`, replacing the row of the same `key(row)`; returns every row.
+
+    The read, merge and write hold the record's lock, so that rows that
+    processes sharing the record add at the same time are all kept.
+    """
+    with locked(path):
+        rows = {key(r): r for r in read_rows(path)} | {key(row): row}
+        write_atomically(path, json.dumps(list(rows.values()), indent=1) + "\n")
     return list(rows.values())
 
 

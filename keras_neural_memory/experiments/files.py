@@ -26,7 +26,9 @@ def atomic_path(path):
     """Yields a temporary path beside `path`; renames it to `path` when the block succeeds.
 
     The temporary name keeps `path`'s suffix, for writers (such as
-    `keras.Model.save`) that choose the format from it. A failed block
+    `keras.Model.save`) that choose the format from it, and names the
+    process, so that two processes writing the same file (a record that
+    several sweeps share) never write or rename each other's. A failed block
     leaves `path` untouched and removes the temporary file; an `OSError`
     of a full disk then names `path` (the writer's own error names no
     file, or the temporary one).
@@ -39,7 +41,7 @@ def atomic_path(path):
     ```
     """
     path = pathlib.Path(path)
-    temporary = path.with_name(f".tmp-{path.name}")
+    temporary = path.with_name(f".tmp-{os.getpid()}-{path.name}")
     try:
         yield temporary
         os.replace(temporary, path)

@@ -36,7 +36,7 @@ def test_a_full_disk_ends_train_on_one_line_and_the_same_command_resumes(file, t
         write_text = pathlib.Path.write_text
 
         def filling_up(path, *args, **kwargs):
-            if path.name == f".tmp-{file}":
+            if path.name == f".tmp-{os.getpid()}-{file}":
                 _full_disk()
             return write_text(path, *args, **kwargs)
 
