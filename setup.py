@@ -18,6 +18,7 @@ DOCS = [
     "mkdocstrings-python>=1.16",
     "mkdocs-jupyter>=0.25",
     "pymdown-extensions>=10",
+    "black>=24",  # mkdocstrings formats long signatures with it
 ]
 
 setup(
