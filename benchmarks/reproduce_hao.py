@@ -50,7 +50,7 @@ from keras_neural_memory import BufferedStackRNN, LinearController  # noqa: E402
 from keras_neural_memory.experiments.run_folder import write_atomically  # noqa: E402
 from keras_neural_memory.metrics import MaskedAccuracy  # noqa: E402
 from keras_neural_memory.models import build_hao_model  # noqa: E402
-from tfds_tasks import generators, make_aligned_sequence  # noqa: E402
+from tfds_tasks import Layout, generators, make_aligned_sequence  # noqa: E402
 
 # (label, task, buffered, controller, stack, paper train min/med/max, paper test min/med/max)
 CONDITIONS = [
@@ -297,7 +297,7 @@ def main(argv=None):
         def build():
             if buffered:
                 return build_buffered(source_size, target_size, controller, width, output_offset=offset)
-            return build_hao_model(source_size, target_size, controller=controller, stack=stack, memory_width=width)
+            return build_hao_model(Layout("aligned", source_size, target_size), controller=controller, stack=stack, memory_width=width)
 
         results = []
         for seed in seeds:

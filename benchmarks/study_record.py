@@ -8,13 +8,9 @@ is on disk, and writes atomically.
 
 import json
 
-import numpy as np
-
+from keras_neural_memory.experiments.common import LEARNS_AT, learns
 from keras_neural_memory.experiments.config import SCALES
 from keras_neural_memory.experiments.run_folder import write_atomically
-
-#: A run *learns* its task when its test coarse accuracy is at least this.
-LEARNED = 0.95
 #: Every study's protocol: the scale, batches per epoch, and the stopping rule (held-out coarse
 #: accuracy at training lengths, on this many strings, at two consecutive epochs).
 SCALE, STOP_AT, VALIDATION_EXAMPLES = "default", 1.0, 200
@@ -49,15 +45,6 @@ def span(values, digits=3):
 def budgets(rows, steps_per_epoch):
     """The runs' budgets in batches, "6,000" or "2,000/6,000"."""
     return "/".join(f"{b:,}" for b in sorted({r["settings"]["epochs"] * steps_per_epoch for r in rows}))
-
-
-def learns(test_coarse):
-    """Whether a run with this test coarse accuracy learns its task.
-
-    Keras computes accuracy in float32, where 475 of 500 strings, exactly the
-    bar, is 0.94999999; the comparison is made at that precision.
-    """
-    return np.float32(test_coarse) >= np.float32(LEARNED)
 
 
 def learned_row(runs):
@@ -96,5 +83,5 @@ def protocol(rows, strings="strings", symbols=True, scale=SCALE):
         f" RMSProp {rate_text(rates[0])}{others}, batch 10. Each run stops once its coarse accuracy on {VALIDATION_EXAMPLES} held-out"
         f" training-length {strings} reaches {STOP_AT} at two consecutive epochs of {steps} batches, or at"
         f" its budget of {budgets(rows, steps)} batches. Accuracy on 500 fresh {strings}; a run *learns*"
-        f" the task when its test coarse accuracy is at least {LEARNED}."
+        f" the task when its test coarse accuracy is at least {LEARNS_AT}."
     )

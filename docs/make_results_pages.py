@@ -12,7 +12,10 @@ figure on the pages:
 * `docs/results/quick_plan_runs.json` and `docs/results/train_default_runs.json`:
   the default-scale runs over three seeds (`benchmarks/default_scale_tables.sh`);
 * `docs/results/reversal_sweeps.json`: accuracy against length of the
-  default-scale reversal runs (`benchmarks/default_scale_tables.sh`).
+  default-scale reversal runs (`benchmarks/default_scale_tables.sh`);
+* `docs/results/default_table_runs.json`: `neural-memory train` at its
+  defaults, every memory on every task over seeds 0-4
+  (`benchmarks/default_scale_table.py`).
 
 What it writes:
 
@@ -50,6 +53,7 @@ PAPER_RUNS = RESULTS / "paper_scale_runs.json"
 QUICK_RUNS = RESULTS / "quick_plan_runs.json"
 TRAIN_RUNS = RESULTS / "train_default_runs.json"
 SWEEPS = RESULTS / "reversal_sweeps.json"
+DEFAULT_TABLE_RUNS = RESULTS / "default_table_runs.json"
 HAND_WRITTEN = "<!-- Written by hand below this line; docs/make_results_pages.py keeps it. -->"
 
 # (title, paper section, what the target is) of each task of Grefenstette et al. 2015.
@@ -63,6 +67,15 @@ TASKS = {
 MODEL_NAMES = {"stack": "Stack-LSTM", "queue": "Queue-LSTM", "deque": "DeQue-LSTM",
                "lstm1": "1-layer LSTM", "lstm2": "2-layer LSTM", "lstm4": "4-layer LSTM", "lstm8": "8-layer LSTM"}  # fmt: skip
 MODEL_ORDER = tuple(MODEL_NAMES)
+# The models of the default-scale table (`benchmarks/default_scale_table.py`), with the
+# `neural-memory train` options that choose each.
+DEFAULT_TABLE_MODELS = {
+    "stack": ("Stack-LSTM", "--memory stack"),
+    "queue": ("Queue-LSTM", "--memory queue"),
+    "deque": ("DeQue-LSTM, recipe", "--memory deque"),
+    "deque_paper": ("DeQue-LSTM, paper's", "--memory deque --paper-deque"),
+    "lstm": ("2-layer LSTM", "--memory lstm"),
+}
 # After `--epochs N` (each run's budget, from its settings).
 PAPER_FLAGS = "--steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir runs/paper-table"
 
@@ -122,26 +135,66 @@ def paper_table(runs, tasks=tuple(TASKS)):
 
 
 def matrix(runs, page_dir=ROOT):
-    """Test coarse accuracy, task by model, with the paper's figure beside each cell."""
+    """Test coarse accuracy, task by model, with the paper's figure and the grid's run count in each cell."""
     from keras_neural_memory.experiments import reproduce
+    from keras_neural_memory.experiments.common import learns
 
     selected = {(run["task"], run["plan_model"]): run for run in reproduce.select(runs)}
+
+    def cell(run, paper, grid):
+        learned = sum(learns(r["test_accuracy"]["coarse"]) for r in grid)
+        count = f"{learned}/{len(grid)} run{'s' if len(grid) != 1 else ''}"
+        return f"{run['test_accuracy']['coarse']:.2f} ({paper:.2f}) · {count}" if run else f"– ({paper:.2f})"
+
     lines = ["| task | Stack-LSTM | Queue-LSTM | DeQue-LSTM | deep LSTM |", "|---|---|---|---|---|"]
     for task, (title, _, _) in TASKS.items():
         cells = []
         for model in ("stack", "queue", "deque"):
-            run = selected.get((task, model))
-            paper = reproduce.PAPER_TEST[task][model][0]
-            cells.append(f"{run['test_accuracy']['coarse']:.2f} ({paper:.2f})" if run else f"– ({paper:.2f})")
+            grid = [run for run in runs if run["task"] == task and run["plan_model"] == model]
+            cells.append(cell(selected.get((task, model)), reproduce.PAPER_TEST[task][model][0], grid))
         lstms = [run for (t, model), run in selected.items() if t == task and model.startswith("lstm")]
+        grid = [run for run in runs if run["task"] == task and run["plan_model"].startswith("lstm")]
         coarse, _, layers = reproduce.PAPER_TEST[task]["lstm"]
-        if lstms:
-            best = min(lstms, key=reproduce._selection_key)
-            cells.append(f"{best['test_accuracy']['coarse']:.2f} ({coarse:.2f})")
-        else:
-            cells.append(f"– ({coarse:.2f})")
+        cells.append(cell(min(lstms, key=reproduce._selection_key) if lstms else None, coarse, grid))
         link = _link(RESULTS / f"{task}.md", page_dir)
         lines.append(f"| [{title}]({link}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def learned_cell(values):
+    """`k/n · median (min-max)` of test coarse accuracies: how many learn, and where they end.
+
+    >>> learned_cell([1.0, 0.96, 0.2])
+    '2/3 · 0.96 (0.20-1.00)'
+    """
+    from keras_neural_memory.experiments.common import learns
+
+    values = sorted(values)
+    k = sum(learns(value) for value in values)
+    middle = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    spread = f" ({values[0]:.2f}-{values[-1]:.2f})" if len(values) > 1 else ""
+    return f"{k}/{len(values)} · {middle:.2f}{spread}"
+
+
+def default_table(rows, page_dir=ROOT):
+    """The default-scale table: per task and model, `k/n · median test coarse (min-max)` over its seeds."""
+    lines = ["| task | " + " | ".join(name for name, _ in DEFAULT_TABLE_MODELS.values()) + " |",
+             "|---|" + "---|" * len(DEFAULT_TABLE_MODELS)]  # fmt: skip
+    for task, (title, _, _) in TASKS.items():
+        cells = []
+        for model in DEFAULT_TABLE_MODELS:
+            values = [row["test_coarse"] for row in rows if row["task"] == task and row["model"] == model]
+            cells.append(learned_cell(values) if values else "not run")
+        lines.append(f"| [{title}]({_link(RESULTS / f'{task}.md', page_dir)}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def default_table_commands(rows):
+    """How to rerun one cell, and the whole table; with the seeds the table holds."""
+    seeds = _seeds(rows) if rows else "none yet"
+    lines = [f"Seeds: {seeds}. One cell's run, for TASK in the task's name and SEED its seed:", "", "```bash"]
+    lines += [f"neural-memory train --task TASK {flags} --seed SEED   # {name}" for name, flags in DEFAULT_TABLE_MODELS.values()]
+    lines += ["python benchmarks/default_scale_table.py          # every cell (resumable; one process per core with --models)", "```"]
     return "\n".join(lines)
 
 
@@ -377,19 +430,22 @@ def _fill(text, name, content, source):
 def expected_files():
     """{path: text} of every page and block this script writes."""
     paper, quick, train = read_runs(PAPER_RUNS), read_runs(QUICK_RUNS), read_runs(TRAIN_RUNS)
+    table = json.loads(DEFAULT_TABLE_RUNS.read_text()) if DEFAULT_TABLE_RUNS.exists() else []
     pages = {}
     for task in TASKS:
         path = RESULTS / f"{task}.md"
         existing = path.read_text(encoding="utf-8") if path.exists() else ""
         pages[path] = _with_hand_written(task_page(task, paper, quick, train), existing)
     readme = ROOT / "README.md"
-    text = _fill(readme.read_text(encoding="utf-8"), "matrix", matrix(paper), "README.md")
+    text = _fill(readme.read_text(encoding="utf-8"), "default-matrix", default_table(table), "README.md")
     pages[readme] = _fill(text, "train-claim", train_claim(train), "README.md")
     overview = ROOT / "docs" / "results.md"
-    text = overview.read_text(encoding="utf-8")
+    text = _fill(overview.read_text(encoding="utf-8"), "matrix", matrix(paper, ROOT / "docs"), "docs/results.md")
     text = _fill(text, "paper-table", paper_table(paper), "docs/results.md")
     text = _fill(text, "quick-table", seeds_table(quick), "docs/results.md")
     text = _fill(text, "train-table", seeds_table(train), "docs/results.md")
+    text = _fill(text, "default-table", default_table(table, ROOT / "docs"), "docs/results.md")
+    text = _fill(text, "default-table-commands", default_table_commands(table), "docs/results.md")
     pages[overview] = text
     return pages
 

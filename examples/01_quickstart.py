@@ -220,7 +220,7 @@ print("identical predictions:", np.array_equal(model.predict(batch_inputs, verbo
 # %%
 rng = np.random.default_rng(3)
 source = rng.integers(0, S, SETTINGS["long"][1]).tolist()
-[predicted] = models.transduce(loaded, [source], S, T)
+[predicted] = models.transduce(loaded, [source], tfds_tasks.Layout("joint", S, T))
 print("source:        ", source)
 print("reversed:      ", source[::-1])
 print("model's output:", predicted)

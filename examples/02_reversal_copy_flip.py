@@ -106,7 +106,7 @@ for task, memories in SETTINGS["runs"].items():
     for memory in memories:
         keras.utils.set_random_seed(0)
         model = models.build_transducer(
-            setup.source_vocab_size, setup.target_vocab_size, memory=memory,
+            setup.id_layout, memory=memory,
             hidden_size=SETTINGS["hidden"], memory_width=SETTINGS["width"],
         )
         training.compile_model(model, 5e-3, jit_compile=True)

@@ -147,7 +147,7 @@ def train_task(task):
     splits, info = data[task]
     S, T = tfds_tasks.vocab_sizes(info)
     keras.utils.set_random_seed(0)
-    model = models.build_transducer(S, T, memory=SETTINGS["memory"], hidden_size=SETTINGS["hidden"], memory_width=SETTINGS["width"])
+    model = models.build_transducer(tfds_tasks.Layout("joint", S, T), memory=SETTINGS["memory"], hidden_size=SETTINGS["hidden"], memory_width=SETTINGS["width"])
     training.compile_model(model, 5e-3, jit_compile=True)
     start = time.perf_counter()
     history = model.fit(batches(splits["train"], S, T, 10, shuffle_seed=0), epochs=SETTINGS["epochs"], steps_per_epoch=SETTINGS["steps"], verbose=0)
@@ -200,7 +200,7 @@ for task, model in trained.items():
     for example in splits["test"].take(SETTINGS["decode"]):
         source = example["source"].numpy().tolist()
         reference = example["target"].numpy().tolist()
-        [output] = models.transduce(model, [source], S, T)
+        [output] = models.transduce(model, [source], tfds_tasks.Layout("joint", S, T))
         print("source:   ", example["source_text"].numpy().decode())
         print("reference:", example["target_text"].numpy().decode())
         print("model:    ", " ".join(target_words[i] for i in output), "  [exact match]" if output == reference else "  [differs]")

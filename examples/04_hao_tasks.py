@@ -142,7 +142,7 @@ def table(rows):
 S, T, reversal = load_task("string_reversal")
 start = time.perf_counter()
 keras.utils.set_random_seed(0)
-linear_stack = build_hao_model(S, T, controller="linear", stack=True, memory_width=2)
+linear_stack = build_hao_model(tfds_tasks.Layout("aligned", S, T), controller="linear", stack=True, memory_width=2)
 results = {"linear + stack": train_and_test(linear_stack, reversal, SETTINGS["max_epochs"], seed=0)}
 print(f"{linear_stack.count_params()} parameters (the one-hot input's frozen ones included), {time.perf_counter() - start:.0f} s")
 table(results)
@@ -187,7 +187,7 @@ for seed in SETTINGS["seeds"]:
     buffered = buffered_linear(S, T, memory_width=6)
     xor_runs["buffered", seed] = (buffered, train_and_test(buffered, xor, SETTINGS["max_epochs"], seed))
     keras.utils.set_random_seed(seed)
-    unbuffered = build_hao_model(S, T, controller="linear", stack=True, memory_width=6)
+    unbuffered = build_hao_model(tfds_tasks.Layout("aligned", S, T), controller="linear", stack=True, memory_width=6)
     xor_runs["unbuffered", seed] = (unbuffered, train_and_test(unbuffered, xor, SETTINGS["max_epochs"], seed))
 print(f"{len(xor_runs)} networks in {time.perf_counter() - start:.0f} s")
 table({f"{kind} linear + stack, seed {seed}": r for (kind, seed), (_, r) in xor_runs.items()})
@@ -239,7 +239,7 @@ start = time.perf_counter()
 for name, controller, stack, seeds in conditions:
     for seed in seeds:
         keras.utils.set_random_seed(seed)
-        networks[name, seed] = build_hao_model(S, T, controller=controller, stack=stack)
+        networks[name, seed] = build_hao_model(tfds_tasks.Layout("aligned", S, T), controller=controller, stack=stack)
         paren_results[name, seed] = train_and_test(networks[name, seed], parentheses, SETTINGS["max_epochs"], seed=seed)
 print(f"{len(networks)} networks in {time.perf_counter() - start:.0f} s")
 table({f"{name}, seed {seed}": r for (name, seed), r in paren_results.items()})

@@ -13,6 +13,12 @@
   models of the Chomsky-hierarchy benchmark, which read the input and then
   one blank per output position (`chomsky_tape`) and answer at the blanks
   (`chomsky_output_logits`).
+
+The builders of the papers' tasks and `transduce` take the ids they read
+and emit as a `layout`: a `tfds_tasks.Layout`, or any object with its
+attributes. The layouts have one definition, in `tfds_tasks.joint`, which
+this module does not import: the cells and models need neither the tasks
+nor TensorFlow.
 """
 
 import keras
@@ -42,14 +48,12 @@ CHOMSKY_HIDDEN_SIZE = 256
 CHOMSKY_STACK_SIZE = 30
 CHOMSKY_MEMORY_WIDTH = 8
 
-# The input and output ids of both layouts have one definition,
-# `tfds_tasks.joint`. It is imported where it is used: importing
-# `tfds_tasks` imports TensorFlow, which a JAX user of the cells need not load.
+# What `build_transducer`, `build_hao_model` and `transduce` read of a layout.
+LAYOUT_ATTRIBUTES = ("name", "source_vocab_size", "target_vocab_size", "input_vocab_size", "output_vocab_size")
 
 
 def build_transducer(
-    source_vocab_size,
-    target_vocab_size,
+    layout,
     memory="stack",
     hidden_size=256,
     memory_width=256,
@@ -60,16 +64,16 @@ def build_transducer(
 ):
     """The paper's transducer: embeddings, a recurrent core, a softmax layer.
 
-    Inputs are joint-sequence ids, `3 + S + T` of them. Source and target
-    symbols have disjoint ids, so the one 64-d embedding table holds
-    separate source and target embeddings, as in the paper. The core is
-    `MemoryRNN` over a Stack-, Queue- or DeQue-LSTM (so it runs at any
-    length), or a deep LSTM of `lstm_layers` layers. The output is logits
-    over the `2 + T` output ids.
+    Inputs are joint-sequence ids, `3 + S + T` of them for `S` source and
+    `T` target symbols. Source and target symbols have disjoint ids, so the
+    one 64-d embedding table holds separate source and target embeddings,
+    as in the paper. The core is `MemoryRNN` over a Stack-, Queue- or
+    DeQue-LSTM (so it runs at any length), or a deep LSTM of `lstm_layers`
+    layers. The output is logits over the `2 + T` output ids.
 
     Args:
-        source_vocab_size: `S`, number of source symbols.
-        target_vocab_size: `T`, number of target symbols.
+        layout: The joint layout of the task's vocabularies,
+            `tfds_tasks.Layout("joint", S, T)`.
         memory: "stack", "queue", "deque", or "lstm" for the deep-LSTM
             baseline.
         hidden_size: LSTM units (the paper: 256 or 512).
@@ -92,10 +96,11 @@ def build_transducer(
 
     ```python
     import keras
+    from tfds_tasks import Layout
     from keras_neural_memory import CoarseAccuracy, FineAccuracy, MemoryOptions
     from keras_neural_memory.models import build_transducer
 
-    model = build_transducer(8, 8, memory="deque", hidden_size=16, memory_width=8,
+    model = build_transducer(Layout("joint", 8, 8), memory="deque", hidden_size=16, memory_width=8,
                              memory_options=MemoryOptions(strength_noise=0.5))
     model.compile(keras.optimizers.RMSprop(1e-3, clipnorm=1.0),
                   keras.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -103,23 +108,15 @@ def build_transducer(
     print(model.output_shape)  # (None, None, 10): 2 + T output ids
     ```
     """
+    _check_layout(layout, "joint")
     check_choice("memory", memory, MEMORY_KINDS)
-    for arg, value in (
-        ("source_vocab_size", source_vocab_size),
-        ("target_vocab_size", target_vocab_size),
-        ("hidden_size", hidden_size),
-        ("memory_width", memory_width),
-        ("embedding_dim", embedding_dim),
-    ):
+    for arg, value in (("hidden_size", hidden_size), ("memory_width", memory_width), ("embedding_dim", embedding_dim)):
         check_positive_int(arg, value)
     check_lstm_layers(lstm_layers, memory)
     memory_options = _memory_options(memory_options, memory)
-    from tfds_tasks import joint
 
     inputs = keras.Input((None,), dtype="int32", name="joint_ids")
-    x = keras.layers.Embedding(
-        joint.input_vocab_size(source_vocab_size, target_vocab_size), embedding_dim, mask_zero=True, name="embedding"
-    )(inputs)
+    x = keras.layers.Embedding(layout.input_vocab_size, embedding_dim, mask_zero=True, name="embedding")(inputs)
     if memory == "lstm":
         lstm_layers = lstm_layers or DEFAULT_LSTM_LAYERS
         for i in range(lstm_layers):
@@ -130,8 +127,17 @@ def build_transducer(
                                     **memory_options.cell_kwargs(memory))  # fmt: skip
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
         default_name = f"{memory}_lstm_{hidden_size}"
-    logits = keras.layers.Dense(joint.output_vocab_size(target_vocab_size), name="logits")(x)
+    logits = keras.layers.Dense(layout.output_vocab_size, name="logits")(x)
     return keras.Model(inputs, logits, name=name or default_name)
+
+
+def _check_layout(layout, expected):
+    """Checks that `layout` is a `tfds_tasks.Layout` (or alike) of the `expected` layout."""
+    example = f'tfds_tasks.Layout("{expected}", source_vocab_size, target_vocab_size)'
+    if not all(hasattr(layout, attribute) for attribute in LAYOUT_ATTRIBUTES):
+        raise TypeError(f"`layout` must be a layout of the task's ids, e.g. {example}; received {layout!r}.")
+    if layout.name != expected:
+        raise ValueError(f"`layout` must be the {expected} layout, e.g. {example}; received the {layout.name!r} layout.")
 
 
 def _memory_options(memory_options, memory):
@@ -145,8 +151,7 @@ def _memory_options(memory_options, memory):
 
 
 def build_hao_model(
-    source_vocab_size,
-    target_vocab_size,
+    layout,
     controller="lstm",
     stack=True,
     hidden_size=10,
@@ -156,8 +161,9 @@ def build_hao_model(
 ):
     """A network of Hao et al. 2018 (§2.2, §5) for the aligned layout.
 
-    Inputs are `1 + S` ids (0 pads), one-hot encoded as in the paper;
-    outputs are logits over `1 + T` ids.
+    Inputs are `1 + S` ids (0 pads) for `S` source symbols, one-hot encoded
+    as in the paper; outputs are logits over `1 + T` ids for `T` target
+    symbols.
 
     * `controller="linear", stack=True`: the linear controller with a
       stack: `u, d, v` are sigmoids and the output is linear in
@@ -168,8 +174,8 @@ def build_hao_model(
       without it.
 
     Args:
-        source_vocab_size: `S`.
-        target_vocab_size: `T`.
+        layout: The aligned layout of the task's vocabularies,
+            `tfds_tasks.Layout("aligned", S, T)`.
         controller: "lstm" or "linear".
         stack: Whether the network has a Neural Stack.
         hidden_size: LSTM state size (the paper: 10).
@@ -185,25 +191,21 @@ def build_hao_model(
 
     ```python
     import numpy as np
+    from tfds_tasks import Layout
     from keras_neural_memory.models import build_hao_model
 
-    model = build_hao_model(2, 2, controller="linear", memory_width=6)
+    model = build_hao_model(Layout("aligned", 2, 2), controller="linear", memory_width=6)
     print(model(np.array([[1, 2, 1, 0]])).shape)  # (1, 4, 3): 1 + T output ids
     ```
     """
+    _check_layout(layout, "aligned")
     check_choice("controller", controller, CONTROLLERS)
-    for arg, value in (
-        ("source_vocab_size", source_vocab_size),
-        ("target_vocab_size", target_vocab_size),
-        ("hidden_size", hidden_size),
-        ("memory_width", memory_width),
-    ):
+    for arg, value in (("hidden_size", hidden_size), ("memory_width", memory_width)):
         check_positive_int(arg, value)
     memory_options = _memory_options(memory_options, "stack" if stack else controller)
-    from tfds_tasks import joint
 
-    outputs = joint.output_vocab_size(target_vocab_size, "aligned")
-    input_ids = joint.input_vocab_size(source_vocab_size, target_vocab_size, "aligned")
+    outputs = layout.output_vocab_size
+    input_ids = layout.input_vocab_size
     inputs = keras.Input((None,), dtype="int32", name="ids")
     # A frozen identity embedding is a one-hot encoding that also masks the
     # padding id 0, and saves without a Lambda layer.
@@ -253,7 +255,7 @@ def _recurrent_layers(model):
     return layers[0], layers[1:-1], layers[-1]
 
 
-def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_length=None):
+def transduce(model, sources, layout, max_target_length=None):
     """Greedy decoding: reads `<s> source |||`, then emits symbols until `</s>`.
 
     Each emitted symbol is fed back as the next input, as in the paper's
@@ -263,8 +265,8 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
     Args:
         model: A model from `build_transducer` (trained or loaded).
         sources: A list of source sequences (lists of ids in `[0, S)`).
-        source_vocab_size: `S`.
-        target_vocab_size: `T`.
+        layout: The joint layout the model was built with,
+            `tfds_tasks.Layout("joint", S, T)`.
         max_target_length: Most target symbols to emit before giving up on
             `</s>`; defaults to `2 * len(source) + 8`.
 
@@ -274,33 +276,28 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
     Example:
 
     ```python
+    from tfds_tasks import Layout
     from keras_neural_memory.models import build_transducer, transduce
 
-    model = build_transducer(8, 8, hidden_size=16, memory_width=8)  # then train it
-    print(transduce(model, [[5, 1, 2]], source_vocab_size=8, target_vocab_size=8))
+    layout = Layout("joint", 8, 8)
+    model = build_transducer(layout, hidden_size=16, memory_width=8)  # then train it
+    print(transduce(model, [[5, 1, 2]], layout))
     # [[2, 1, 5]] for a model trained on sequence reversal
     ```
     """
-    from tfds_tasks import joint
-
+    _check_layout(layout, "joint")
     embedding, rnn_layers, output_layer = _recurrent_layers(model)
-    expected_inputs = joint.input_vocab_size(source_vocab_size, target_vocab_size)
-    # Target symbol j is fed back as input id first_target_input + j: the
-    # joint input ids before the target block are the specials and the source.
-    first_target_input = joint.input_vocab_size(source_vocab_size, 0)
-    if embedding.input_dim != expected_inputs:
+    if embedding.input_dim != layout.input_vocab_size:
         raise ValueError(
-            f"The model reads {embedding.input_dim} input ids, but source_vocab_size={source_vocab_size} "
-            f"and target_vocab_size={target_vocab_size} give {expected_inputs}."
+            f"The model reads {embedding.input_dim} input ids, but `layout` {layout!r} has {layout.input_vocab_size}."
         )
     results = []
     for source in sources:
         source = [int(s) for s in source]
-        if any(s < 0 or s >= source_vocab_size for s in source):
-            raise ValueError(f"`sources` ids must lie in [0, {source_vocab_size}); received {source}.")
+        if any(s < 0 or s >= layout.source_vocab_size for s in source):
+            raise ValueError(f"`sources` ids must lie in [0, {layout.source_vocab_size}); received {source}.")
         limit = max_target_length if max_target_length is not None else 2 * len(source) + 8
-        # `<s> source |||`, as joint-layout ids.
-        prefix = joint.make_joint_sequence(source, [], source_vocab_size, target_vocab_size)["inputs"].tolist()
+        prefix = layout.decoding_prefix(source)
         steps = len(prefix) + limit + 1
         states = [
             layer.cell.get_initial_state(batch_size=1, capacity=steps)
@@ -323,11 +320,11 @@ def transduce(model, sources, source_vocab_size, target_vocab_size, max_target_l
             logits, states = step(token, states)
         target = []
         while len(target) < limit:
-            emitted = joint.target_ids_from_outputs([int(np.argmax(logits))])
+            emitted = layout.target_ids([int(np.argmax(logits))])
             if not emitted:  # </s> or the padding id
                 break
             target.extend(emitted)
-            logits, states = step(first_target_input + emitted[0], states)
+            logits, states = step(layout.feedback_id(emitted[0]), states)
         results.append(target)
     return results
 
@@ -525,10 +522,11 @@ def parameter_table(models):
     Example:
 
     ```python
+    from tfds_tasks import Layout
     from keras_neural_memory.models import build_transducer, parameter_table
 
-    stack = build_transducer(8, 8, memory="stack", hidden_size=16, memory_width=8)
-    lstm = build_transducer(8, 8, memory="lstm", hidden_size=16)
+    stack = build_transducer(Layout("joint", 8, 8), memory="stack", hidden_size=16, memory_width=8)
+    lstm = build_transducer(Layout("joint", 8, 8), memory="lstm", hidden_size=16)
     print(parameter_table([stack, lstm]))
     # | model | trainable parameters |
     # |---|---|

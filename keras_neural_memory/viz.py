@@ -267,14 +267,13 @@ def plot_memory_trace(
     Example:
 
     ```python
-    import numpy as np
+    from tfds_tasks import Layout, make_joint_sequence
     from keras_neural_memory import plot_memory_trace
     from keras_neural_memory.models import build_transducer
 
-    model = build_transducer(8, 8, memory="stack", hidden_size=16, memory_width=8)
+    model = build_transducer(Layout("joint", 8, 8), memory="stack", hidden_size=16, memory_width=8)
     # model.fit(...) first: an untrained model's memory does nothing in particular
-    # `<s> 1 2 3 ||| 3 2 1` as joint ids (`tfds_tasks.make_joint_sequence([1, 2, 3], [3, 2, 1], 8, 8)["inputs"]`)
-    ids = np.array([1, 4, 5, 6, 2, 14, 13, 12])
+    ids = make_joint_sequence([1, 2, 3], [3, 2, 1], 8, 8)["inputs"]  # <s> 1 2 3 ||| 3 2 1
     figure = plot_memory_trace(model, ids, save_to="stack_trace.png")
     print([axis.get_label() for axis in figure.axes])
     # ['symbols', 'controls', 'strengths', 'read_weights', 'colorbar']

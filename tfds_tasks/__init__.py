@@ -22,7 +22,9 @@ Public API:
   TensorFlow) with ``generate``, ``sample_stream``, ``make_task``.
 * :func:`stream`: infinite seeded ``tf.data`` training stream.
 * :func:`make_joint_sequence`, :func:`make_aligned_sequence`,
-  :func:`training_map_fn`: the model's training sequences (``joint``).
+  :func:`training_map_fn`: the model's training sequences (``joint``);
+  :class:`Layout`: a layout's ids for given vocabularies, which the model
+  builders and the decoder of ``keras_neural_memory.models`` take.
 * :mod:`chomsky_hierarchy` (``tfds_tasks.generators.chomsky_hierarchy``):
   the Delétang et al. tasks (``CHOMSKY_TASKS``) and their seeded NumPy
   streams (``batches``, ``training_batches``, ``evaluation_batches``).
@@ -37,6 +39,7 @@ import importlib.util
 from tfds_tasks import generators, joint
 from tfds_tasks.generators import TASK_NAMES, Example, Regime, TaskSettings, chomsky_hierarchy
 from tfds_tasks.joint import (
+    Layout,
     layout_for,
     make_aligned_sequence,
     make_joint_sequence,
@@ -70,6 +73,7 @@ __all__ = [
     "ChomskyHierarchy",
     "ChomskyHierarchyConfig",
     "Example",
+    "Layout",
     "Regime",
     "TASK_NAMES",
     "TaskBuilder",

@@ -26,11 +26,14 @@ symbols get disjoint input ids, so one embedding table over the input ids
 holds the separate source and target embeddings the paper describes.
 
 Models and the training command use these helpers; they are the single
-definition of the layouts.
+definition of the layouts. A model builder or decoder of
+`keras_neural_memory.models` takes a :class:`Layout`, so the library's core
+never imports this package.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -85,6 +88,77 @@ def output_vocab(target_vocab: Sequence[str], layout: str = "joint") -> list[str
     _check_layout(layout)
     specials = JOINT_OUTPUT_SPECIALS if layout == "joint" else ("<pad>",)
     return list(specials) + list(target_vocab)
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """A layout's ids for one source and one target vocabulary.
+
+    What a model of `keras_neural_memory.models` needs to know of the ids it
+    reads and emits: `build_transducer` and `build_hao_model` size their
+    embedding and softmax from it, and `transduce` decodes with it.
+
+    Args:
+      name: ``"joint"`` or ``"aligned"``.
+      source_vocab_size: ``S``, the number of source symbols.
+      target_vocab_size: ``T``, the number of target symbols.
+
+    Example:
+      >>> layout = Layout("joint", 10, 10)
+      >>> layout.input_vocab_size, layout.output_vocab_size
+      (23, 12)
+      >>> layout.decoding_prefix([5, 7])   # <s> x5 x7 |||
+      [1, 8, 10, 2]
+      >>> layout.feedback_id(7)            # target symbol 7, read back
+      20
+      >>> layout.target_ids([9, 7, 1, 4])  # stops at </s>
+      [7, 5]
+    """
+
+    name: str
+    source_vocab_size: int
+    target_vocab_size: int
+
+    def __post_init__(self):
+        _check_layout(self.name)
+        for field in ("source_vocab_size", "target_vocab_size"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"`{field}` must be a positive integer; received {value!r}.")
+
+    @classmethod
+    def for_task(cls, task_name: str, info) -> "Layout":
+        """The layout a task trains with (:func:`layout_for`), sized from its builder's ``DatasetInfo``."""
+        return cls(layout_for(task_name), *vocab_sizes(info))
+
+    @property
+    def input_vocab_size(self) -> int:
+        """The number of input ids (:func:`input_vocab_size`)."""
+        return input_vocab_size(self.source_vocab_size, self.target_vocab_size, self.name)
+
+    @property
+    def output_vocab_size(self) -> int:
+        """The number of output ids, the softmax size (:func:`output_vocab_size`)."""
+        return output_vocab_size(self.target_vocab_size, self.name)
+
+    def decoding_prefix(self, source_ids: Sequence[int]) -> list[int]:
+        """The joint layout's ``<s> source |||``: the input ids a decoder reads before its first output."""
+        self._check_joint("decoding_prefix")
+        return make_joint_sequence(source_ids, [], self.source_vocab_size, self.target_vocab_size)["inputs"].tolist()
+
+    def feedback_id(self, target_id: int) -> int:
+        """The input id of target symbol ``target_id``, which a decoder reads back after emitting it."""
+        self._check_joint("feedback_id")
+        return input_vocab_size(self.source_vocab_size, 0) + int(target_id)
+
+    def target_ids(self, output_ids: Sequence[int]) -> list[int]:
+        """Target ids of predicted output ids, up to ``</s>`` or padding (:func:`target_ids_from_outputs`)."""
+        return target_ids_from_outputs(output_ids, self.name)
+
+    def _check_joint(self, method: str) -> None:
+        # Only the joint layout feeds its outputs back: the aligned layout reads the whole source.
+        if self.name != "joint":
+            raise ValueError(f"`Layout.{method}` is defined for the joint layout only; this layout is {self.name!r}.")
 
 
 def _check_layout(layout: str) -> None:

@@ -36,6 +36,12 @@ CHOMSKY_PROTOCOL = dict(
 )  # fmt: skip
 CHOMSKY_LEARNING_RATES = (1e-4, 3e-4, 5e-4)
 
+# The bars of docs/results.md, one per benchmark: a run *learns* a task of
+# Grefenstette et al. when its test coarse accuracy is at least LEARNS_AT,
+# and a Chomsky-hierarchy run *solves* its task when its score is at least
+# SOLVES_AT (Delétang et al.'s bar).
+LEARNS_AT, SOLVES_AT = 0.95, 0.90
+
 
 class UsageError(ValueError):
     """A user's mistake: the command line prints it as one line and exits with status 2."""
@@ -58,3 +64,26 @@ def chomsky_task(task):
     if name not in CHOMSKY_TASKS:
         raise UsageError(f"unknown task {task!r}; choose one of: {', '.join(CHOMSKY_PREFIX + n for n in CHOMSKY_TASK_NAMES)}")
     return CHOMSKY_TASKS[name]
+
+
+def learns(test_coarse):
+    """Whether a run of a task of Grefenstette et al. with this test coarse accuracy learns it.
+
+    Keras computes accuracy in float32, where 475 of 500 strings, exactly the
+    bar, is 0.94999999; the comparison is made at that precision.
+
+    >>> learns(475 / 500), learns(474 / 500)
+    (True, False)
+    """
+    import numpy as np
+
+    return bool(np.float32(test_coarse) >= np.float32(LEARNS_AT))
+
+
+def solves(score):
+    """Whether a Chomsky-hierarchy run with this score (mean accuracy over lengths 41-500) solves its task.
+
+    >>> solves(0.9), solves(0.899)
+    (True, False)
+    """
+    return score >= SOLVES_AT

@@ -45,6 +45,13 @@ class TaskSetup:
     settings: object
     source_vocab_size: int
     target_vocab_size: int
+
+    @property
+    def id_layout(self):
+        """The `tfds_tasks.Layout` of the task's ids, which the models are built with."""
+        from tfds_tasks import Layout
+
+        return Layout(self.layout, self.source_vocab_size, self.target_vocab_size)
 def task_setup(name, scale, train_lengths=None, test_lengths=None, vocab_size=None, rule_probabilities=None):
     """The task's settings at `scale`, optionally with other lengths, vocabulary or grammar.
 
@@ -97,13 +104,6 @@ def task_setup(name, scale, train_lengths=None, test_lengths=None, vocab_size=No
 
 def _with_lengths(regime, lengths):
     return dataclasses.replace(regime, min_length=lengths[0], max_length=lengths[1])
-
-
-def input_vocab_size(setup):
-    """Input ids a model of `setup`'s task reads (`tfds_tasks.joint`)."""
-    from tfds_tasks import joint
-
-    return joint.input_vocab_size(setup.source_vocab_size, setup.target_vocab_size, setup.layout)
 
 
 def examples(setup, split, count, seed, batch_size):

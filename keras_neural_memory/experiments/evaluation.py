@@ -33,7 +33,7 @@ def check_vocabulary(model, setup, scale):
     import keras
 
     embeddings = [layer for layer in model.layers if isinstance(layer, keras.layers.Embedding)]
-    expected = data.input_vocab_size(setup)
+    expected = setup.id_layout.input_vocab_size
     if embeddings and embeddings[0].input_dim != expected:
         raise UsageError(
             f"the model reads {embeddings[0].input_dim} input ids, but task {setup.name} at --scale {scale} "

@@ -1,6 +1,7 @@
 """`TransducerHyperModel`: the paper's model grid as a keras-tuner HyperModel."""
 
 import keras_tuner as kt
+from tfds_tasks import Layout
 
 from keras_neural_memory.experiments import training
 from keras_neural_memory.experiments.config import PAPER_HIDDEN_SIZES, PAPER_LEARNING_RATES, PAPER_MODELS, model_kind
@@ -64,8 +65,7 @@ class TransducerHyperModel(kt.HyperModel):
     def build(self, hp):
         memory, lstm_layers = model_kind(hp.Choice("model", self.models))
         model = build_transducer(
-            self.source_vocab_size,
-            self.target_vocab_size,
+            Layout("joint", self.source_vocab_size, self.target_vocab_size),
             memory=memory,
             hidden_size=hp.Choice("hidden_size", self.hidden_sizes),
             memory_width=self.memory_width,

@@ -210,8 +210,7 @@ class _GrefenstetteProtocol(_PapersProtocol):
         from keras_neural_memory import models
 
         return models.build_transducer(
-            setup.source_vocab_size,
-            setup.target_vocab_size,
+            setup.id_layout,
             memory=config.memory,
             hidden_size=config.hidden_size,
             memory_width=config.memory_width,
@@ -247,8 +246,7 @@ class _HaoProtocol(_PapersProtocol):
         from keras_neural_memory import models
 
         return models.build_hao_model(
-            setup.source_vocab_size,
-            setup.target_vocab_size,
+            setup.id_layout,
             controller=config.controller,
             stack=config.memory == "stack",
             hidden_size=config.hidden_size,

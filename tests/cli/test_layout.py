@@ -1,4 +1,4 @@
-"""The package's layout: the library never depends on the experiment application, and nothing imports in a cycle."""
+"""The package's layout: the library depends on neither the experiment application nor the tasks, and nothing imports in a cycle."""
 
 import ast
 import pathlib
@@ -39,6 +39,25 @@ def test_the_library_never_imports_the_experiment_application():
     for name in library:
         reached = {module for module in GRAPH[name] if module.startswith("keras_neural_memory.experiments")}
         assert not reached, f"{name} imports {sorted(reached)}"
+
+
+def _all_imported_names(name):
+    """Every module name that module `name` imports, inside the package or not."""
+    found = set()
+    for node in ast.walk(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_the_library_never_imports_the_tasks():
+    # The models take a layout of the ids (`tfds_tasks.Layout`) as an argument instead.
+    library = [name for name in MODULES if not name.startswith("keras_neural_memory.experiments")]
+    for name in library:
+        tasks = {module for module in _all_imported_names(name) if module.split(".")[0] == "tfds_tasks"}
+        assert not tasks, f"{name} imports {sorted(tasks)}"
 
 
 @pytest.mark.parametrize("start", sorted(MODULES))

@@ -12,6 +12,7 @@ import pytest
 
 from keras_neural_memory import DequeCell, MemoryOptions, MemoryRNN, QueueCell, StackCell
 from keras_neural_memory.models import build_hao_model, build_transducer
+from tfds_tasks import Layout
 from tests.core.test_fused_scan import BATCH, FEATURES, LENGTH, outputs_and_gradients
 
 CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
@@ -135,11 +136,11 @@ def test_mixed_float16_trains_with_noise():
 
 def test_model_builders_pass_it_to_the_memory_and_refuse_it_without_one():
     noisy = MemoryOptions(strength_noise=0.5)
-    transducer = build_transducer(4, 4, memory="queue", hidden_size=8, memory_width=4, memory_options=noisy)
+    transducer = build_transducer(Layout("joint", 4, 4), memory="queue", hidden_size=8, memory_width=4, memory_options=noisy)
     assert transducer.get_layer("queue_rnn").cell.strength_noise == 0.5
-    hao = build_hao_model(2, 2, controller="linear", memory_options=noisy)
+    hao = build_hao_model(Layout("aligned", 2, 2), controller="linear", memory_options=noisy)
     assert hao.get_layer("stack_rnn").cell.strength_noise == 0.5
     with pytest.raises(ValueError, match=r"`strength_noise` applies to memory models, not memory='lstm'"):
-        build_transducer(4, 4, memory="lstm", memory_options=noisy)
+        build_transducer(Layout("joint", 4, 4), memory="lstm", memory_options=noisy)
     with pytest.raises(ValueError, match=r"`strength_noise` applies to memory models, not memory='lstm'"):
-        build_hao_model(2, 2, stack=False, memory_options=noisy)
+        build_hao_model(Layout("aligned", 2, 2), stack=False, memory_options=noisy)

@@ -273,14 +273,12 @@ def test_readme_quick_start_runs_as_it_is(tmp_path):
 
 def test_readme_loads_a_trained_run(tmp_path, monkeypatch, capsys):
     """The "load a trained run" snippet, verbatim, on a model saved where `neural-memory train` saves one."""
-    import keras
-
+    import tfds_tasks
     from keras_neural_memory.experiments import common
 
-    default = common.SCALES["default"]
-    model = keras_neural_memory.models.build_transducer(
-        default["vocab"], default["vocab"], hidden_size=8, memory_width=4, memory="stack"
-    )
+    vocab = common.SCALES["default"]["vocab"]
+    layout = tfds_tasks.Layout("joint", vocab, vocab)
+    model = keras_neural_memory.models.build_transducer(layout, hidden_size=8, memory_width=4, memory="stack")
     run = tmp_path / "runs" / "sequence_reversal-stack-default"
     run.mkdir(parents=True)
     model.save(run / "model.keras")

@@ -9,6 +9,8 @@ from keras_neural_memory import CoarseAccuracy, FineAccuracy, MaskedAccuracy
 from keras_neural_memory.models import build_hao_model, build_transducer, parameter_table, transduce
 
 S, T = 3, 3
+LAYOUT = tfds_tasks.Layout("joint", S, T)
+PAPER = tfds_tasks.Layout("joint", 128, 128)
 
 
 def reversal_batch(rng, n, min_len, max_len):
@@ -23,7 +25,7 @@ def reversal_batch(rng, n, min_len, max_len):
 def partly_trained():
     """A Stack-LSTM trained briefly on reversal: right on some prefixes, not all."""
     keras.utils.set_random_seed(1)
-    model = build_transducer(S, T, memory="stack", hidden_size=16, memory_width=8, embedding_dim=8)
+    model = build_transducer(LAYOUT, memory="stack", hidden_size=16, memory_width=8, embedding_dim=8)
     model.compile(
         keras.optimizers.Adam(3e-3),
         keras.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -43,7 +45,7 @@ def test_coarse_and_fine_equal_a_real_greedy_decode(partly_trained):
     logits = partly_trained.predict(x, verbose=0)
     coarse.update_state(y, logits, sample_weight=w)
     fine.update_state(y, logits)  # the scored positions also follow from y != 0
-    decoded = transduce(partly_trained, sources, S, T)
+    decoded = transduce(partly_trained, sources, LAYOUT)
     right, fractions = [], []
     for source, output in zip(sources, decoded):
         want = list(source[::-1]) + ["</s>"]
@@ -60,7 +62,7 @@ def test_coarse_and_fine_equal_a_real_greedy_decode(partly_trained):
 
 @pytest.mark.slow
 def test_decoder_runs_far_past_training_lengths(partly_trained):
-    (output,) = transduce(partly_trained, [[0, 1, 2] * 100], S, T, max_target_length=20)
+    (output,) = transduce(partly_trained, [[0, 1, 2] * 100], LAYOUT, max_target_length=20)
     assert len(output) <= 20 and all(0 <= s < T for s in output)
 
 
@@ -74,19 +76,19 @@ def test_masked_accuracy_uses_only_scored_positions():
 
 def test_memory_models_are_parameter_matched_to_a_two_layer_lstm():
     """Appendix D: memory-enhanced LSTMs have about as many parameters as a 2-layer LSTM."""
-    lstm2 = build_transducer(128, 128, memory="lstm").count_params()
-    assert lstm2 == build_transducer(128, 128, memory="lstm", lstm_layers=2).count_params()  # the default depth
+    lstm2 = build_transducer(PAPER, memory="lstm").count_params()
+    assert lstm2 == build_transducer(PAPER, memory="lstm", lstm_layers=2).count_params()  # the default depth
     for memory in ("stack", "queue", "deque"):
-        ratio = build_transducer(128, 128, memory=memory).count_params() / lstm2
+        ratio = build_transducer(PAPER, memory=memory).count_params() / lstm2
         assert 0.75 < ratio < 1.25, (memory, ratio)
-    table = parameter_table([build_transducer(128, 128, memory="stack")])
+    table = parameter_table([build_transducer(PAPER, memory="stack")])
     assert "stack_lstm_256" in table
 
 
 @pytest.mark.parametrize("controller,stack", [("linear", True), ("linear", False), ("lstm", True), ("lstm", False)])
 @pytest.mark.slow
 def test_hao_models_train_on_the_aligned_layout(tmp_path, controller, stack):
-    model = build_hao_model(2, 2, controller=controller, stack=stack, memory_width=6)
+    model = build_hao_model(tfds_tasks.Layout("aligned", 2, 2), controller=controller, stack=stack, memory_width=6)
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), weighted_metrics=[MaskedAccuracy()])
     x = np.random.default_rng(0).integers(1, 3, (8, 12)).astype("int32")
     x[:, 9:] = 0
@@ -112,21 +114,38 @@ def test_models_save_and_load(tmp_path, partly_trained):
     [
         ({"memory": "tape"}, "memory"),
         ({"hidden_size": 0}, "hidden_size"),
-        ({"source_vocab_size": -1}, "source_vocab_size"),
         ({"lstm_layers": 1.5, "memory": "lstm"}, "lstm_layers"),
         ({"lstm_layers": 2}, "`lstm_layers` sets the depth of the LSTM baseline, not of memory='stack'"),
     ],
 )
 def test_bad_builder_arguments(kwargs, match):
-    args = {"source_vocab_size": 4, "target_vocab_size": 4, **kwargs}
     with pytest.raises(ValueError, match=match):
-        build_transducer(**args)
+        build_transducer(tfds_tasks.Layout("joint", 4, 4), **kwargs)
+
+
+def test_builders_and_decoder_take_the_layout_of_their_ids():
+    # The vocabulary sizes of the earlier signature fail at once, by name.
+    with pytest.raises(TypeError, match=r"`layout` must be a layout of the task's ids, e\.g\. tfds_tasks\.Layout\(\"joint\""):
+        build_transducer(4, 4)
+    with pytest.raises(ValueError, match="`layout` must be the aligned layout"):
+        build_hao_model(tfds_tasks.Layout("joint", 2, 2))
+    with pytest.raises(ValueError, match="`layout` must be the joint layout"):
+        build_transducer(tfds_tasks.Layout("aligned", 4, 4))
+    with pytest.raises(ValueError, match="`source_vocab_size` must be a positive integer; received -1"):
+        tfds_tasks.Layout("joint", -1, 4)
+    model = build_transducer(tfds_tasks.Layout("joint", 4, 5), hidden_size=4, memory_width=2, embedding_dim=2)
+    assert model.input_shape == (None, None) and model.output_shape == (None, None, 2 + 5)
+    assert model.get_layer("embedding").input_dim == 3 + 4 + 5
+    hao = build_hao_model(tfds_tasks.Layout("aligned", 2, 3), memory_width=2)
+    assert hao.get_layer("one_hot").input_dim == 1 + 2 and hao.output_shape == (None, None, 1 + 3)
 
 
 def test_decoder_rejects_bad_input(partly_trained):
     with pytest.raises(ValueError, match="sources"):
-        transduce(partly_trained, [[0, 9]], S, T)
+        transduce(partly_trained, [[0, 9]], LAYOUT)
     with pytest.raises(ValueError, match="input ids"):
-        transduce(partly_trained, [[0]], 5, T)
+        transduce(partly_trained, [[0]], tfds_tasks.Layout("joint", 5, T))
     with pytest.raises(ValueError, match="build_transducer"):
-        transduce(keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]), [[0]], S, T)
+        transduce(keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]), [[0]], LAYOUT)
+    with pytest.raises(TypeError, match="`layout`"):
+        transduce(partly_trained, [[0]], S, T)

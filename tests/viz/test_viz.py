@@ -25,10 +25,12 @@ from keras_neural_memory import (  # noqa: E402
     viz,
 )
 from keras_neural_memory import models  # noqa: E402
+from tfds_tasks import Layout  # noqa: E402
 from keras_neural_memory.experiments import evaluation, reproduce  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 S, T = 3, 3  # source and target symbols: input ids 0..8, output ids 0..4
+LAYOUT = Layout("joint", S, T)
 IDS = np.array([1, 3, 4, 5, 2, 6, 7, 8])  # <s> a b c ||| A B C
 INPUT_LABELS = ["<pad>", "<s>", "|||", "a", "b", "c", "tgt:A", "tgt:B", "tgt:C"]
 OUTPUT_LABELS = ["<pad>", "</s>", "A", "B", "C"]
@@ -52,7 +54,7 @@ def assert_png(path):
 def transducers():
     keras.utils.set_random_seed(0)
     return {
-        memory: models.build_transducer(S, T, memory=memory, hidden_size=8, memory_width=4, embedding_dim=4)
+        memory: models.build_transducer(LAYOUT, memory=memory, hidden_size=8, memory_width=4, embedding_dim=4)
         for memory in ENDS
     }
 
@@ -150,7 +152,7 @@ def test_memory_trace_of_a_plain_rnn_over_a_cell_on_vectors():
 
 
 def test_memory_trace_of_a_hao_model():
-    model = models.build_hao_model(2, 2, controller="linear", memory_width=2)
+    model = models.build_hao_model(Layout("aligned", 2, 2), controller="linear", memory_width=2)
     ids = np.array([1, 2, 2, 1, 2])
     figure = plot_memory_trace(model, ids, input_labels={1: "0", 2: "1"})
     x = ops.convert_to_numpy(model.get_layer("one_hot")(ids[None]))
@@ -192,7 +194,7 @@ def two_memories():
 @pytest.mark.parametrize(
     "make_model,example,kwargs,error,match",
     [
-        (lambda t: models.build_transducer(S, T, memory="lstm", hidden_size=8, embedding_dim=4), IDS, {}, ValueError, "no memory layer"),
+        (lambda t: models.build_transducer(LAYOUT, memory="lstm", hidden_size=8, embedding_dim=4), IDS, {}, ValueError, "no memory layer"),
         (lambda t: two_memories(), np.zeros((4, 3)), {}, ValueError, "2 memory layers"),
         (lambda t: keras.layers.Dense(3), IDS, {}, TypeError, "`model` must be a Keras model"),
         (lambda t: t["stack"], np.zeros((1, 2, 8), "int32"), {}, ValueError, "`example` must be one sequence"),
