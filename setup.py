@@ -9,6 +9,17 @@ HERE = pathlib.Path(__file__).parent
 # The version's one home is the package; CITATION.cff is checked against it
 # by tests/docs.
 VERSION = re.search(r'^__version__ = "([^"]+)"', (HERE / "keras_neural_memory" / "__init__.py").read_text(), re.M)[1]
+# The documentation site (mkdocs.yml): `pip install -e ".[docs]"`, then `mkdocs serve`.
+# Below MkDocs 2: these plugins are written for MkDocs 1.
+DOCS = [
+    "mkdocs>=1.6,<2",
+    "mkdocs-material>=9.5",
+    "mkdocstrings>=0.29",
+    "mkdocstrings-python>=1.16",
+    "mkdocs-jupyter>=0.25",
+    "pymdown-extensions>=10",
+    "black>=24",  # mkdocstrings formats long signatures with it
+]
 
 setup(
     name="keras-neural-memory",
@@ -40,8 +51,10 @@ setup(
     ],
     entry_points={"console_scripts": ["neural-memory=keras_neural_memory_console:main"]},
     extras_require={
-        "test": ["pytest>=7", "hypothesis>=6", "dill", "jax[cpu]>=0.4.30", "nbmake>=1.5", "ipykernel"],
+        # The tests build the documentation site and open it in a browser (selenium drives the system's chromium).
+        "test": ["pytest>=7", "hypothesis>=6", "dill", "jax[cpu]>=0.4.30", "nbmake>=1.5", "ipykernel", "selenium>=4.20", *DOCS],
         "jax": ["jax>=0.4.30"],
+        "docs": DOCS,
     },
     classifiers=[
         "Programming Language :: Python :: 3",

@@ -27,8 +27,8 @@ stopped, and a finished run is not retrained (`train`'s guarantees), nor is
 a run the record holds with the same settings, even without its folder; so
 starting the same command again only does what is missing.
 
-It writes every run to `--record` (JSON, written atomically) and the
-tables to the marked part of `--output`.
+It writes every run, its memory trace included, to `--record` (JSON,
+written atomically), and the tables to the marked part of `--output`.
 
 Usage:
     python benchmarks/deque_study.py [--scale default|paper] [--tasks sequence_copy,sequence_reversal] \\
@@ -208,8 +208,17 @@ def main(argv=None):
 
 
 def report(rows):
-    """The markdown of the record: per scale and task, its commands, a row per condition, then every run's memory trace."""
-    lines = []
+    """The markdown of the record: per scale and task, its commands and a row per condition.
+
+    Each run's memory trace stays in the record (its "trace"), which the
+    page links to.
+    """
+    lines = [
+        "Every run's memory trace, each end's mean over 50 training-length strings (the push while the source is read, "
+        "the pop summed over those steps, the push and pop while the target is written), is the `trace` of its entry in "
+        "the record, [`deque_study_runs.json`](deque_study_runs.json), beside its settings and accuracies.",
+        "",
+    ]
     for scale in STEPS:
         scale_rows = [r for r in rows if r["settings"]["scale"] == scale]
         if scale_rows:
@@ -252,18 +261,6 @@ def _task_report(scale, task, task_rows):
         runs = sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"])
         if runs:
             lines.append(f"| {condition} | {learned_row(runs)} |")
-    lines += ["", "Every run, with its memory trace: each end's mean over 50 training-length strings.", "",
-              "| condition | seed | batches | test coarse | end | push (source) | pop before output | push (target) | pop (target) |",
-              "|---|--:|--:|--:|---|--:|--:|--:|--:|"]  # fmt: skip
-    for condition in CONDITION_NAMES:
-        for r in sorted((r for r in task_rows if r["condition"] == condition), key=lambda r: r["seed"]):
-            ends = ["top", "bottom"] if len(r.get("trace") or []) == 2 else ["-"]
-            for name, trace in zip(ends, r.get("trace") or [None]):
-                figures = ["diverged"] * 4 if trace is None else [
-                    f"{trace[key]:.2f}" for key in ("push (source)", "pop before output", "push (target)", "pop (target)")
-                ]  # fmt: skip
-                lines.append(f"| {condition} | {r['seed']} | {r['batches']:,} | {r['test_coarse']:.3f} | {name} | "
-                             + " | ".join(figures) + " |")  # fmt: skip
     return [*lines, ""]
 
 

@@ -35,7 +35,9 @@ def test_the_page_gives_one_command_per_invocation_that_trained_its_runs():
     assert "| hard_sigmoid_quiet_end | 2 / 3 (seeds 3,4,5) | 900 (900-900) | 1.000 | 0.500-0.990 |" in text
     assert "sequence_reversal" not in text  # no rows, no section
     default, paper = text.split("- Paper scale: training strings of length 8-64, test 65-128, 128 symbols, LSTM 256")
-    assert default.startswith("- Default scale: training strings of length 8-16") and "budget of 6,000 batches" in default
+    # The memory traces stay in the record, which the page links to.
+    assert text.startswith("Every run's memory trace") and "(deque_study_runs.json)" in text
+    assert "\n- Default scale: training strings of length 8-16" in default and "budget of 6,000 batches" in default
     assert "### sequence_copy, paper scale" in paper and "epochs of 250 batches, or at its budget of 10,000 batches" in paper
     # A budget other than the default is part of the command that reproduces the run.
     assert ("`python benchmarks/deque_study.py --scale paper --tasks sequence_copy --conditions hard_sigmoid_quiet_end "

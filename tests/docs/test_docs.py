@@ -1,25 +1,33 @@
 """The documentation stays true to the code.
 
-* `docs/api.md` is what `docs/make_api_reference.py` generates now: the
-  public library first, then the experiment application's internals, and
-  the memories' internal methods in neither;
+* the API pages (docs/api/, rendered by mkdocstrings) name every public
+  class, function and module of the library, the experiment application's
+  internals on a page of their own, and the memories' internal methods on
+  none (`tests/docs/test_site.py` builds and opens them);
 * every public class and function of `keras_neural_memory` documents its
   arguments (`Args:`) and shows an `Example:` with code;
 * relative links in the READMEs and every page under docs/ point to files (and headings)
   that exist;
-* the code in docs/how_it_works.md and the README example runs, and so do
-  the `Example:` of every public class and function (its ```python blocks
-  and `>>>` lines) and every `>>>` example in `keras_neural_memory`;
-* CITATION.cff is valid YAML and carries the package's version, and the
-  installed distribution has that version (setup.py reads it from the
-  package) and the LICENSE file.
+* the code in docs/how_it_works.md and docs/custom_controller.md runs, the
+  README's quick start runs as it is in a fresh process, in a minute or so
+  on a 2-core CPU, and so does its "load a trained run" snippet; so do the
+  `Example:` of every public class and function (its ```python blocks and
+  `>>>` lines) and every `>>>` example in `keras_neural_memory`;
+* README.md, CITATION.cff and setup.py agree on the version and the papers
+  to cite, CITATION.cff is valid YAML, and the installed distribution has
+  that version (setup.py reads it from the package) and the LICENSE file.
 """
 
-import difflib
+import importlib
 import importlib.util
 import inspect
+import os
 import pathlib
+import pkgutil
 import re
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -28,27 +36,119 @@ import keras_neural_memory
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+API = DOCS / "api"
+# The page of the experiment application's internals; the others are the library's.
+INTERNAL_PAGE = API / "experiments.md"
 
 
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("make_api_reference", DOCS / "make_api_reference.py")
+def _load_docstring_extension():
+    spec = importlib.util.spec_from_file_location("keras_docstrings", DOCS / "keras_docstrings.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
+SECTION_RE = _load_docstring_extension().SECTION_RE
+
 # ------------------------------------------------------------ API reference
 
+DIRECTIVE_RE = re.compile(r"^::: (\S+)\n((?:    .*\n|\n(?=    ))*)", re.M)
 
-def test_api_reference_is_up_to_date():
-    expected = _load_generator().build_reference()
-    committed = (DOCS / "api.md").read_text(encoding="utf-8") if (DOCS / "api.md").exists() else ""
-    if committed != expected:
-        diff = difflib.unified_diff(
-            committed.splitlines(), expected.splitlines(), "docs/api.md (committed)", "docs/api.md (generated)", lineterm=""
-        )
-        shown = "\n".join(list(diff)[:60])
-        pytest.fail(f"docs/api.md is stale: run `python docs/make_api_reference.py`.\n{shown}")
+
+def _directives(page):
+    """`[(identifier, members option or None), ...]` of a page's `:::` blocks."""
+    out = []
+    for identifier, options in DIRECTIVE_RE.findall(page.read_text(encoding="utf-8")):
+        match = re.search(r"^\s+members: (.*)$", options, re.M)
+        members = None
+        if match:
+            value = match.group(1).strip()
+            members = False if value == "false" else [name.strip() for name in value.strip("[]").split(",")]
+        out.append((identifier, members))
+    return out
+
+
+def _import(identifier):
+    """The object a dotted identifier names: a module, or an attribute of one."""
+    try:
+        return importlib.import_module(identifier)
+    except ModuleNotFoundError:
+        parent, _, name = identifier.rpartition(".")
+        return getattr(_import(parent), name)
+
+
+def _module_members(module):
+    """The public names of a module, as mkdocstrings lists them: its `__all__`, or else what it defines."""
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [
+            name
+            for name, value in vars(module).items()
+            if not name.startswith("_")
+            and (inspect.isclass(value) or inspect.isfunction(value))
+            and getattr(value, "__module__", None) == module.__name__
+        ]
+    return {f"{module.__name__}.{name}": getattr(module, name) for name in names}
+
+
+def _documented(pages):
+    """`{qualified name: object}` of what the `:::` blocks of `pages` render."""
+    found = {}
+    for page in pages:
+        for identifier, members in _directives(page):
+            obj = _import(identifier)
+            found[identifier] = obj
+            if inspect.ismodule(obj) and members is not False:
+                listed = _module_members(obj)
+                found.update(listed if members is None else {f"{identifier}.{m}": listed[f"{identifier}.{m}"] for m in members})
+    return found
+
+
+LIBRARY_PAGES = sorted(page for page in API.glob("*.md") if page != INTERNAL_PAGE)
+PUBLIC_OBJECTS = {}
+for _name, _obj in _documented(LIBRARY_PAGES).items():
+    if (inspect.isclass(_obj) or inspect.isfunction(_obj)) and all(_obj is not other for other in PUBLIC_OBJECTS.values()):
+        PUBLIC_OBJECTS[_name] = _obj
+# The library's own (`tfds_tasks`' objects run their examples when they have one).
+LIBRARY_OBJECTS = [name for name, obj in PUBLIC_OBJECTS.items() if obj.__module__.startswith("keras_neural_memory")]
+
+
+def test_the_api_pages_document_every_public_name():
+    import tfds_tasks
+    from keras_neural_memory import experiments, memory, models
+
+    public = {id(obj) for obj in _documented(LIBRARY_PAGES).values()}
+    internal = _documented([INTERNAL_PAGE])
+    names = {
+        **{f"keras_neural_memory.{name}": getattr(keras_neural_memory, name) for name in keras_neural_memory.__all__},
+        **_module_members(memory),
+        **_module_members(models),
+        **{f"tfds_tasks.{name}": getattr(tfds_tasks, name) for name in tfds_tasks.__all__},
+    }
+    for name, obj in names.items():
+        if inspect.isclass(obj) or inspect.isfunction(obj) or inspect.ismodule(obj):
+            assert id(obj) in public, f"no API page documents {name}"
+    for name in experiments.__all__:
+        assert f"keras_neural_memory.experiments.{name}" in internal
+    # The experiment application's modules are all on its own page, and on no other.
+    modules = {info.name for info in pkgutil.iter_modules(experiments.__path__)}
+    assert {f"keras_neural_memory.experiments.{m}" for m in modules} <= set(internal)
+    for page in LIBRARY_PAGES:
+        assert "keras_neural_memory.experiments" not in "".join(i for i, _ in _directives(page)), page.name
+
+
+def test_memory_internals_are_not_public():
+    """The methods the cells and the fused scan call on a memory are not public API."""
+    directives = dict(_directives(API / "memory.md"))
+    for cls in ("NeuralStack", "NeuralQueue", "NeuralDeque"):
+        # What the README promises, and nothing else.
+        assert directives[f"keras_neural_memory.memory.{cls}"] == ["initial_state", "step", "strengths", "read_weights"]
+    assert directives["keras_neural_memory.memory"] is False  # not its helper functions either
+
+
+def test_the_api_reference_generator_is_gone():
+    """mkdocstrings writes the API pages; no script writes docs/api.md."""
+    assert not (DOCS / "make_api_reference.py").exists() and not (DOCS / "api.md").exists()
 
 
 def _public_classes_and_functions():
@@ -77,54 +177,6 @@ def test_public_docstring_has_args_and_example(name):
         assert "Args:" in doc, f"the docstring of keras_neural_memory.{name} has no `Args:` section"
 
 
-def _api_parts():
-    """`(public part, internal part)` of docs/api.md, split at the parts' headings."""
-    generator = _load_generator()
-    text = (DOCS / "api.md").read_text(encoding="utf-8")
-    public_heading, internal_heading = f"\n## {generator.PUBLIC_HEADING}\n", f"\n## {generator.INTERNAL_HEADING}\n"
-    assert public_heading in text and internal_heading in text, "docs/api.md lacks the headings of its two parts"
-    public_start, internal_start = text.index(public_heading), text.index(internal_heading)
-    assert public_start < internal_start, "the public API must come before the internal part"
-    return text[public_start:internal_start], text[internal_start:]
-
-
-def test_the_generator_documents_every_public_name():
-    import tfds_tasks
-    from keras_neural_memory import experiments, memory
-
-    public, internal = _api_parts()
-    names = [
-        *keras_neural_memory.__all__,
-        *(f"memory.{name}" for name in memory.__all__),
-        *(f"models.{name}" for name in ("build_transducer", "build_hao_model", "transduce", "parameter_table")),
-        *(f"tfds_tasks.{name}" for name in tfds_tasks.__all__),
-    ]
-    for name in names:
-        assert f"#### `{name}`\n" in public, f"the public part of docs/api.md has no entry for {name}"
-    for name in experiments.__all__:
-        assert f"#### `experiments.{name}`\n" in internal, f"the internal part of docs/api.md has no experiments.{name}"
-        assert f"`experiments.{name}`" not in public
-    # The experiment application's modules are all in the internal part, none in the public one.
-    assert "### keras_neural_memory.experiments" not in public
-    assert "### keras_neural_memory.experiments.cli\n" in internal
-
-
-def test_memory_internals_are_not_public():
-    """The methods the cells and the fused scan call on a memory are not public API."""
-    public, _ = _api_parts()
-    for name in ("slot_indices", "filled_slots"):
-        assert name not in public, f"docs/api.md lists the memory internal `{name}` as public API"
-    hidden = _load_generator().INTERNAL_METHODS["keras_neural_memory.memory"]
-    for cls in ("NeuralStack", "NeuralQueue", "NeuralDeque"):
-        for method in hidden:
-            assert f"`{cls}.{method}(" not in public
-        for method in ("initial_state", "step", "strengths", "read_weights"):  # what the README promises
-            assert f"##### `{cls}.{method}(" in public, f"docs/api.md does not document {cls}.{method}"
-    # `memory`'s helper functions, left out of its `__all__`, are not listed either.
-    for helper in ("pop", "push", "read", "read_weights"):
-        assert f"#### `memory.{helper}`" not in public
-
-
 # -------------------------------------------------------------------- links
 
 LINK_RE = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -142,9 +194,15 @@ def _without_code(text):
     return INLINE_CODE_RE.sub("", FENCE_RE.sub("", text))
 
 
+def slug(heading):
+    """GitHub's anchor for a heading (the site's `toc` slugify makes the same)."""
+    text = heading.strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
 def _anchors(path):
     """GitHub's heading anchors of a markdown file."""
-    slug = _load_generator().slug
     headings = re.findall(r"^#{1,6}\s+(.*?)\s*$", FENCE_RE.sub("", path.read_text(encoding="utf-8")), re.M)
     return {slug(heading) for heading in headings}
 
@@ -171,22 +229,63 @@ def _python_blocks(path):
     return re.findall(r"^```python\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
 
 
+def _readme_block(heading):
+    """The first ```python block of the README's section `heading` (## or ###)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = re.search(rf"^#{{2,6}} {re.escape(heading)}\n(.*?)(?=^#{{2,6}} |\Z)", text, re.S | re.M)
+    assert section, f"README.md has no section {heading!r}"
+    blocks = re.findall(r"^```python\n(.*?)^```", section.group(1), re.S | re.M)
+    assert blocks, f"the section {heading!r} of README.md has no python block"
+    return blocks[0]
+
+
 def test_how_it_works_examples_run():
     namespace = {}
     for block in _python_blocks(DOCS / "how_it_works.md"):
         exec(compile(block, str(DOCS / "how_it_works.md"), "exec"), namespace)
     # The overflow example: the 5th step is the first past capacity 4.
     np.testing.assert_array_equal(namespace["nan_steps"], [False] * 5 + [True] * 2)
-    # The custom controller example.
+
+
+def test_custom_controller_examples_run():
+    namespace = {}
+    for block in _python_blocks(DOCS / "custom_controller.md"):
+        exec(compile(block, str(DOCS / "custom_controller.md"), "exec"), namespace)
     assert tuple(namespace["outputs"].shape) == (2, 50, 32)
     assert "keras.layers.Dropout" in namespace["message"]
 
 
-def test_readme_example_runs():
-    block = _python_blocks(ROOT / "README.md")[0]
-    namespace = {}
-    exec(compile(block, "README.md", "exec"), namespace)
-    assert namespace["model"].output_shape == (None, None, 130)
+@pytest.mark.slow
+def test_readme_quick_start_runs_as_it_is(tmp_path):
+    """The quick start, verbatim, in a fresh process: it trains, prints its accuracy, saves and loads."""
+    block = _readme_block("Quick start")
+    env = {**os.environ, "TFDS_DATA_DIR": str(tmp_path / "tfds"), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-"], input=block, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    took = time.perf_counter() - start
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert re.search(r"^test coarse accuracy at lengths 17-32: [01]\.\d\d$", result.stdout, re.M), result.stdout
+    assert (tmp_path / "stack_lstm.keras").is_file()
+    print(f"the README's quick start took {took:.0f} s")
+
+
+def test_readme_loads_a_trained_run(tmp_path, monkeypatch, capsys):
+    """The "load a trained run" snippet, verbatim, on a model saved where `neural-memory train` saves one."""
+    import tfds_tasks
+    from keras_neural_memory.experiments import common
+
+    vocab = common.SCALES["default"]["vocab"]
+    layout = tfds_tasks.Layout("joint", vocab, vocab)
+    model = keras_neural_memory.models.build_transducer(layout, hidden_size=8, memory_width=4, memory="stack")
+    run = tmp_path / "runs" / "sequence_reversal-stack-default"
+    run.mkdir(parents=True)
+    model.save(run / "model.keras")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(_readme_block("Load a trained run"), "README.md", "exec"), {"__name__": "__readme__"})
+    printed = capsys.readouterr().out.strip()
+    assert re.fullmatch(r"\[\[(\d+(, )?)*\]\]", printed), printed
 
 
 def test_readme_keeps_the_commands_ci_runs_first():
@@ -203,7 +302,17 @@ def test_readme_keeps_the_commands_ci_runs_first():
 # ---------------------------------------------------------------- citation
 
 
-def test_citation_file_names_the_package_version_and_both_papers():
+PAPERS = {
+    "Learning to Transduce with Unbounded Memory": ["Grefenstette", "Hermann", "Suleyman", "Blunsom"],
+    "Context-Free Transductions with Neural Stacks": ["Hao", "Merrill", "Angluin", "Frank", "Amsel", "Benz", "Mendelsohn"],
+    "Neural Networks and the Chomsky Hierarchy": [
+        "Delétang", "Ruoss", "Grau-Moya", "Genewein", "Wenliang", "Catt", "Cundy", "Hutter", "Legg", "Veness", "Ortega",
+    ],
+    "Inferring Algorithmic Patterns with Stack-Augmented Recurrent Nets": ["Joulin", "Mikolov"],
+}
+
+
+def test_citation_file_names_the_package_version_and_the_papers():
     text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
     assert re.search(rf"^version: {re.escape(keras_neural_memory.__version__)}$", text, re.M)
     yaml = pytest.importorskip("yaml")
@@ -212,12 +321,20 @@ def test_citation_file_names_the_package_version_and_both_papers():
     assert cff["title"] == "keras-neural-memory"
     assert str(cff["version"]) == keras_neural_memory.__version__
     titles = {reference["title"]: reference for reference in cff["references"]}
-    grefenstette = titles["Learning to Transduce with Unbounded Memory"]
-    hao = titles["Context-Free Transductions with Neural Stacks"]
-    assert [a["family-names"] for a in grefenstette["authors"]] == ["Grefenstette", "Hermann", "Suleyman", "Blunsom"]
-    assert [a["family-names"] for a in hao["authors"]] == [
-        "Hao", "Merrill", "Angluin", "Frank", "Amsel", "Benz", "Mendelsohn",
-    ]
+    for title, authors in PAPERS.items():
+        assert [a["family-names"] for a in titles[title]["authors"]] == authors, title
+
+
+def test_readme_cites_the_package_and_the_papers():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    citing = text[text.index("## Citing") :]
+    bibtex = re.search(r"^```bibtex\n(.*?)^```", citing, re.S | re.M).group(1)
+    assert bibtex.startswith("@software{keras_neural_memory,")
+    assert re.search(rf"version = \{{{re.escape(keras_neural_memory.__version__)}\}}", bibtex)
+    prose = " ".join(citing.split())
+    for title, authors in PAPERS.items():
+        assert f"*{title}.*" in prose, title
+        assert authors[-1] in prose
 
 
 def test_installed_distribution_has_the_package_version_and_the_license():
@@ -268,25 +385,9 @@ def test_docstring_examples_run(module):
 # print what they show.
 
 
-def _public_objects():
-    """`{qualified name: object}` for the classes and functions of docs/api.md's public part."""
-    found, seen = {}, set()
-    for _, members in _load_generator().public_sections():
-        for qualified, obj in members:
-            if (inspect.isclass(obj) or inspect.isfunction(obj)) and id(obj) not in seen:
-                seen.add(id(obj))
-                found[qualified] = obj
-    return found
-
-
-PUBLIC_OBJECTS = _public_objects()
-# The library's own (`tfds_tasks`' objects run their examples when they have one).
-LIBRARY_OBJECTS = [name for name, obj in PUBLIC_OBJECTS.items() if obj.__module__.startswith("keras_neural_memory")]
-
-
 def _example_section(obj):
     """The text of the `Example:` (or `Examples:`) section of `obj`'s own docstring, or None."""
-    section_re = _load_generator().SECTION_RE
+    section_re = SECTION_RE
     lines = inspect.cleandoc(obj.__doc__ or "").splitlines()
     starts = [i for i, line in enumerate(lines) if section_re.match(line) and line.startswith("Example")]
     if not starts:

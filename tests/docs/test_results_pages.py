@@ -66,7 +66,9 @@ def test_missing_block_is_named(generator):
         generator._fill("no markers here", "default-matrix", "table", "README.md")
 
 
-@pytest.mark.parametrize("path, most", [("README.md", 200), ("docs/results.md", 400)])
+# The README holds the first screen (install, a quick start that trains, loading a run, citing)
+# beside the results at a glance.
+@pytest.mark.parametrize("path, most", [("README.md", 280), ("docs/results.md", 400)])
 def test_front_pages_stay_short(path, most):
     lines = (ROOT / path).read_text(encoding="utf-8").count("\n")
     assert lines <= most, f"{path} has {lines} lines; it should have at most {most}"

@@ -1,11 +1,11 @@
-"""tfds_tasks/README.md is the catalog that docs/make_catalog.py generates.
+"""The dataset pages (docs/datasets/) and their index in tfds_tasks/README.md are what docs/make_catalog.py generates.
 
-* the committed page is what the generator writes now (``--check``);
-* every builder the package registers has a section, which names its
-  ``VERSION``, release notes, every config with each split's size, and
-  the citation;
-* the hand-written text around the markers is kept, ``--check`` prints a
-  diff when the page is stale, and the page's relative links resolve.
+* the committed pages and index are what the generator writes now (``--check``);
+* every builder the package registers has a page and a line in the index,
+  and its page names its ``VERSION``, release notes, every config with
+  each split's size, and the citation;
+* the hand-written text around the index's markers is kept, and
+  ``--check`` prints a diff when a page is stale and writes nothing.
 """
 
 import importlib.util
@@ -34,19 +34,13 @@ PAGE = make_catalog.PAGE
 
 
 @pytest.fixture(scope="module")
-def catalog():
-    return make_catalog.build_catalog()
+def index():
+    return make_catalog.build_index()
 
 
 @pytest.fixture(scope="module")
-def page():
-    return PAGE.read_text(encoding="utf-8")
-
-
-def _sections(text):
-    """{dataset name: its section} of the catalog."""
-    parts = re.split(r"^## `(\w+)`$", text, flags=re.M)
-    return {name: re.split(r"^## ", body, flags=re.M)[0] for name, body in zip(parts[1::2], parts[2::2])}
+def pages():
+    return make_catalog.build_pages()
 
 
 def _registered():
@@ -56,74 +50,93 @@ def _registered():
     return {name: cls for name, cls in registry.items() if cls.__module__.startswith("tfds_tasks.")}
 
 
-def test_committed_page_is_up_to_date(page, catalog):
-    start, end = page.index(make_catalog.START), page.index(make_catalog.END) + len(make_catalog.END)
-    committed = page[start:end]
-    if committed != catalog:
-        import difflib
+def _stale(committed, generated, name):
+    import difflib
 
-        diff = "".join(difflib.unified_diff(
-            committed.splitlines(keepends=True), catalog.splitlines(keepends=True), "committed", "generated"
-        ))
-        pytest.fail(f"{PAGE.name} is stale: run `python docs/make_catalog.py`\n{diff}")
+    diff = "".join(difflib.unified_diff(
+        committed.splitlines(keepends=True), generated.splitlines(keepends=True), "committed", "generated"
+    ))
+    return f"{name} is stale: run `python docs/make_catalog.py`\n{diff}"
 
 
-def test_check_mode_passes_on_the_committed_page(monkeypatch, catalog):
-    monkeypatch.setattr(make_catalog, "build_catalog", lambda: catalog)
+def test_committed_pages_are_up_to_date(index, pages):
+    readme = PAGE.read_text(encoding="utf-8")
+    start, end = readme.index(make_catalog.START), readme.index(make_catalog.END) + len(make_catalog.END)
+    assert readme[start:end] == index, _stale(readme[start:end], index, PAGE.name)
+    for path, text in pages.items():
+        committed = path.read_text(encoding="utf-8") if path.exists() else ""
+        assert committed == text, _stale(committed, text, path.name)
+    assert set(make_catalog.PAGES.glob("*.md")) == set(pages)
+
+
+def test_check_mode_passes_on_the_committed_pages(monkeypatch, index, pages):
+    monkeypatch.setattr(make_catalog, "build_index", lambda: index)
+    monkeypatch.setattr(make_catalog, "build_pages", lambda: pages)
     assert make_catalog.main(["--check"]) == 0
 
 
-def test_check_mode_fails_with_a_diff_on_a_stale_page(monkeypatch, tmp_path, capsys, catalog):
-    stale = tmp_path / "README.md"
-    stale.write_text(f"intro\n{make_catalog.START}\nold text\n{make_catalog.END}\noutro\n", encoding="utf-8")
-    monkeypatch.setattr(make_catalog, "PAGE", stale)
+def test_check_mode_fails_with_a_diff_on_a_stale_page(monkeypatch, tmp_path, capsys, index, pages):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{make_catalog.START}\nold text\n{make_catalog.END}\noutro\n", encoding="utf-8")
+    stale_page = tmp_path / "datasets" / "sequence_copy.md"
+    stale_page.parent.mkdir()
+    stale_page.write_text("old page\n", encoding="utf-8")
+    moved = {stale_page.parent / path.name: text for path, text in pages.items()}
+    monkeypatch.setattr(make_catalog, "PAGE", readme)
+    monkeypatch.setattr(make_catalog, "PAGES", stale_page.parent)
     monkeypatch.setattr(make_catalog, "ROOT", tmp_path)
-    monkeypatch.setattr(make_catalog, "build_catalog", lambda: catalog)
+    monkeypatch.setattr(make_catalog, "build_index", lambda: index)
+    monkeypatch.setattr(make_catalog, "build_pages", lambda: moved)
     assert make_catalog.main(["--check"]) == 1
     out = capsys.readouterr().out
-    assert "-old text" in out and "+## `sequence_copy`" in out
-    assert stale.read_text(encoding="utf-8").count("old text") == 1  # --check never writes
+    assert "-old text" in out and "+## The datasets" in out
+    assert "-old page" in out and "+# `sequence_copy`" in out
+    # --check never writes.
+    assert readme.read_text(encoding="utf-8").count("old text") == 1
+    assert stale_page.read_text(encoding="utf-8") == "old page\n"
 
 
-def test_generator_keeps_the_hand_written_text(monkeypatch, catalog):
-    monkeypatch.setattr(make_catalog, "build_catalog", lambda: catalog)
+def test_generator_keeps_the_hand_written_text(monkeypatch, index):
+    monkeypatch.setattr(make_catalog, "build_index", lambda: index)
     text = f"# intro\n\nhand\n\n{make_catalog.START}\nold\n{make_catalog.END}\n\n## after\n\nmore\n"
-    assert make_catalog.render(text) == f"# intro\n\nhand\n\n{catalog}\n\n## after\n\nmore\n"
+    assert make_catalog.render(text) == f"# intro\n\nhand\n\n{index}\n\n## after\n\nmore\n"
     with pytest.raises(ValueError, match="marker"):
         make_catalog.render("no markers here")
 
 
-def test_every_registered_builder_has_a_section(page):
+def test_every_registered_builder_has_a_page_and_an_index_line(index, pages):
     registered = _registered()
     assert set(generators.TASK_NAMES) <= set(registered)
     assert set(tfds_tasks.BUILDERS) <= set(registered)
-    sections = _sections(page)
-    assert list(sections) == list(make_catalog.registered_builders())
-    assert set(sections) == set(registered)
+    assert [path.stem for path in pages] == list(make_catalog.registered_builders())
+    assert {path.stem for path in pages} == set(registered)
     for name in registered:
-        assert f"* [`{name}`](#{name})" in page, f"no contents line for {name}"
+        assert f"* [`{name}`](../docs/datasets/{name}.md)" in index, f"no index line for {name}"
+        page = pages[make_catalog.PAGES / f"{name}.md"]
+        assert page.startswith(f"# `{name}`\n"), name
+        assert f'`tfds.load("{name}/' in page.split("\n\n", 3)[2], f"{name}: the page does not open with its command"
 
 
 # chomsky_hierarchy is no TaskBuilder (other configs and features); its
-# section is checked in test_chomsky_hierarchy_builder.py.
+# page is checked in test_chomsky_hierarchy_builder.py.
 @pytest.mark.parametrize("name", sorted(n for n, c in _registered().items() if issubclass(c, TaskBuilder)))
-def test_section_names_version_configs_sizes_and_citation(page, name):
+def test_page_names_version_configs_sizes_and_citation(pages, name):
     cls = _registered()[name]
-    section = _sections(page)[name]
-    assert f"* **Version**: `{cls.VERSION}`" in section
+    page = pages[make_catalog.PAGES / f"{name}.md"]
+    assert f"* **Version**: `{cls.VERSION}`" in page
     for version, note in cls.RELEASE_NOTES.items():
-        assert f"`{version}`: {note}" in section
+        assert f"`{version}`: {note}" in page
     assert cls.BUILDER_CONFIGS
     # The split table: | config | split | examples | lengths | ...
     rows, config = {}, None
-    for line in section.splitlines():
+    for line in page.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
         if line.startswith("| ") and len(cells) >= 4 and cells[1].strip("`") in SPLITS:
             config = cells[0].strip("`") or config
             rows[config, cells[1].strip("`")] = (int(cells[2].replace(",", "")), cells[3])
     for builder_config in cls.BUILDER_CONFIGS:
-        assert f"* `{builder_config.name}` (" in section, f"{name}: config {builder_config.name} not listed"
-        assert builder_config.description in section
+        assert f"* `{builder_config.name}` (" in page, f"{name}: config {builder_config.name} not listed"
+        assert builder_config.description in page
         settings = builder_config.to_settings()
         for split in SPLITS:
             regime = settings.regime(split)
@@ -131,22 +144,6 @@ def test_section_names_version_configs_sizes_and_citation(page, name):
             if regime.min_length == regime.max_length:
                 lengths = str(regime.min_length)
             assert rows[builder_config.name, split] == (settings.size(split), lengths)
-    assert CITATIONS[cls.PAPER].strip() in section
+    assert CITATIONS[cls.PAPER].strip() in page
     for key in ("source", "target", "source_text", "target_text"):
-        assert f"| `{key}` |" in section
-
-
-def test_relative_links_resolve(page):
-    text = re.sub(r"^```.*?^```", "", page, flags=re.S | re.M)
-    text = re.sub(r"`[^`\n]*`", "", text)
-    anchors = {make_catalog.slug(h) for h in re.findall(r"^#{1,6}\s+(.*?)\s*$", re.sub(r"^```.*?^```", "", page, flags=re.S | re.M), re.M)}
-    broken = []
-    for target in re.findall(r"\[[^\]]*\]\(([^)\s]+)\)", text):
-        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
-            continue
-        file_part, _, anchor = target.partition("#")
-        if file_part and not (PAGE.parent / file_part).exists():
-            broken.append(target)
-        elif not file_part and anchor not in anchors:
-            broken.append(target)
-    assert not broken, broken
+        assert f"| `{key}` |" in page
