@@ -12,11 +12,14 @@ For every memory, noise level and seed this trains `neural-memory train
 number of batches, then measures coarse, fine and per-symbol accuracy on
 fresh strings of each length range, up to the paper's test lengths 65-128
 (even lengths 66-128: 4 to 8 times the longest training string at the
-default scale). It writes markdown tables of the results into `--output`,
-between two marker lines named after the scale, so that the default and
-the paper scale share one page: a later run of the same scale rewrites its
-part and keeps everything else (a file without the markers gets the part
-appended; a new file gets a title and the part).
+default scale). Every measured run is a row of the record `--record`
+(`docs/results/strength_noise_runs.json`), merged into what is on disk.
+From the record's rows of the scale it writes markdown tables into
+`--output`, between two marker lines named after the scale, so that the
+default and the paper scale share one page: a later run of the same scale
+rewrites its part and keeps everything else (a file without the markers
+gets the part appended; a new file gets a title and the part).
+`--page-only` writes the page from the record without training.
 
 Every run resumes where it stopped and a finished run is not retrained (the
 `train` command's own guarantees); each measurement is kept in its run's
@@ -26,7 +29,8 @@ only does what is missing.
 Usage:
     KERAS_BACKEND=jax python benchmarks/strength_noise.py \\
         [--scale default] [--memories queue,deque] [--noise 0,1] [--seeds 0,1,2] [--epochs 20] \\
-        [--learning-rate 5e-3] [--runs-dir runs/strength-noise] [--output docs/results/strength_noise.md]
+        [--learning-rate 5e-3] [--runs-dir runs/strength-noise] [--record docs/results/strength_noise_runs.json] \\
+        [--output docs/results/strength_noise.md] [--page-only]
 
 At `--scale paper` (training lengths 8-64, 128 symbols, LSTM 256, memory
 256) the runs are named `paper-...` in the same folder.
@@ -37,14 +41,15 @@ import json
 import pathlib
 import sys
 
-import numpy as np
 
 from keras_neural_memory import MemoryOptions
 from keras_neural_memory.experiments import data, evaluation, training
 from keras_neural_memory.experiments.cli import list_of, non_negative_float, positive_float, positive_int
+from keras_neural_memory.experiments.common import LEARNS_AT, learns
 from keras_neural_memory.experiments.config import SCALES, RunConfig
 from keras_neural_memory.experiments.run_folder import write_atomically
 from marked_part import write_part
+from study_record import add_row, read_rows
 from strength_drift import TRACEABLE, fraction, traces
 
 TASK, STEPS_PER_EPOCH = "bigram_flip", 250
@@ -73,7 +78,9 @@ def parse_args(argv):
     parser.add_argument("--learning-rate", type=positive_float, default=5e-3, help="RMSProp learning rate")
     parser.add_argument("--examples", type=positive_int, default=500, help="fresh strings per length range")
     parser.add_argument("--runs-dir", default="runs/strength-noise")
+    parser.add_argument("--record", default="docs/results/strength_noise_runs.json", help="the JSON record of the runs")
     parser.add_argument("--output", default="docs/results/strength_noise.md", help="markdown report ('' to skip)")
+    parser.add_argument("--page-only", action="store_true", help="write the page from the record; train nothing")
     args = parser.parse_args(argv)
     if args.epochs < 1 or args.examples < 1:
         parser.error("--epochs and --examples must be positive integers")
@@ -124,10 +131,16 @@ def measured_fraction(run, memory, scale, examples=20):
     return kept_measurement(run, f"fraction:train:{examples}", measure)
 
 
+def row_key(row):
+    """What identifies a run in the record."""
+    return row["scale"], row["memory"], row["strength_noise"], row["seed"], row["learning_rate"], row["epochs"]
+
+
 def main(argv=None):
     args = parse_args(argv)
-    rows = []
-    for memory in args.memories:
+    record = pathlib.Path(args.record)
+    command = " ".join(["python benchmarks/strength_noise.py", *(argv if argv is not None else sys.argv[1:])])
+    for memory in ([] if args.page_only else args.memories):
         for noise in args.noise:
             for seed in args.seeds:
                 run = run_dir(args, memory, noise, seed)
@@ -136,55 +149,69 @@ def main(argv=None):
                     steps_per_epoch=STEPS_PER_EPOCH, learning_rate=args.learning_rate, output_dir=str(run), verbose=0,
                 )  # fmt: skip
                 results = training.train(config)
+                history = results["history"].get("coarse_accuracy")
+                row = dict(
+                    scale=args.scale, memory=memory, strength_noise=noise, seed=seed, learning_rate=args.learning_rate,
+                    epochs=args.epochs, batches=args.epochs * STEPS_PER_EPOCH, examples=args.examples, command=command,
+                    segments=results.get("segments", []), diverged=results["diverged"],
+                    train_coarse=history[-1] if history else None, accuracy=None, fraction=None,
+                )  # fmt: skip
                 if results["diverged"]:
-                    print(f"{run}: the loss became NaN; left out of the table", file=sys.stderr)
-                    rows.append((memory, noise, seed, results, None, None))
-                    continue
-                accuracy = [measured(run, lengths, args.examples) for lengths in LENGTH_RANGES[args.scale]]
-                fraction = measured_fraction(run, memory, args.scale)
-                print(memory, f"noise {noise:g}", f"seed {seed}",
-                      " ".join(f"{a}-{b}: {acc['coarse']:.3f}" for (a, b), acc in zip(LENGTH_RANGES[args.scale], accuracy)),
-                      flush=True)  # fmt: skip
-                rows.append((memory, noise, seed, results, accuracy, fraction))
+                    print(f"{run}: the loss became NaN", file=sys.stderr)
+                else:
+                    ranges = LENGTH_RANGES[args.scale]
+                    accuracy = [measured(run, lengths, args.examples) for lengths in ranges]
+                    row.update(accuracy={f"{a}-{b}": acc for (a, b), acc in zip(ranges, accuracy)},
+                               fraction=measured_fraction(run, memory, args.scale))  # fmt: skip
+                    print(memory, f"noise {noise:g}", f"seed {seed}",
+                          " ".join(f"{a}-{b}: {acc['coarse']:.3f}" for (a, b), acc in zip(ranges, accuracy)), flush=True)
+                add_row(record, row, row_key)
     if args.output:
+        rows = [row for row in read_rows(record) if row["scale"] == args.scale]
         write_part(pathlib.Path(args.output), f"benchmarks/strength_noise.py --scale {args.scale}",
-                   report(args, rows, argv), "# Bigram flipping with `strength_noise`")  # fmt: skip
+                   report(rows, args.scale), "# Bigram flipping with `strength_noise`")  # fmt: skip
         print(f"wrote {args.output}")
 
 
-def report(args, rows, argv):
-    """The markdown of one run of the script: its command, the table of every run and the solved counts."""
-    command = " ".join(["python benchmarks/strength_noise.py", *(argv if argv is not None else sys.argv[1:])])
-    ranges, scale = LENGTH_RANGES[args.scale], SCALES[args.scale]
-    lines = [
-        f"- Command: `KERAS_BACKEND=jax {command}`",
-        f"- Task `{TASK}` at scale `{args.scale}`: training strings of length {scale['train'][0]}-{scale['train'][1]},"
+def report(rows, scale_name):
+    """The markdown of the record's runs at one scale: their commands, the table of every run and the counts that learn."""
+    ranges, scale = LENGTH_RANGES[scale_name], SCALES[scale_name]
+    rows = sorted(rows, key=lambda row: (row["memory"], row["strength_noise"], row["seed"]))
+    if not rows:
+        return f"No run at scale `{scale_name}` in the record yet."
+    rates = ", ".join(f"{rate:g}" for rate in sorted({row["learning_rate"] for row in rows}))
+    batches = ", ".join(f"{b:,}" for b in sorted({row["batches"] for row in rows}))
+    lines = [f"- Command: `KERAS_BACKEND=jax {command}`" for command in dict.fromkeys(row["command"] for row in rows)]
+    lines += [
+        f"- Task `{TASK}` at scale `{scale_name}`: training strings of length {scale['train'][0]}-{scale['train'][1]},"
         f" {scale['vocab']} symbols, LSTM {scale['hidden']}, memory width {scale['width']}; RMSProp"
-        f" {args.learning_rate:g} with clipping at 1, batch 10, {args.epochs * STEPS_PER_EPOCH:,} batches for every"
-        f" run (no early stopping); accuracy on {args.examples} fresh strings per length range.",
+        f" {rates} with clipping at 1, batch 10, {batches} batches for every"
+        f" run (no early stopping); accuracy on {rows[0]['examples']} fresh strings per length range.",
         "",
         "| memory | strength_noise | seed | train coarse (last epoch) | "
         + " | ".join(f"coarse {a}-{b}" for a, b in ranges)
         + f" | fine {ranges[-1][0]}-{ranges[-1][1]} | fraction |",
         "|---|--:|--:|--:|" + "--:|" * (len(ranges) + 2),
     ]
-    for memory, noise, seed, results, accuracy, fraction in rows:
-        train = results["history"]["coarse_accuracy"][-1] if results["history"].get("coarse_accuracy") else float("nan")
-        cells = [memory, f"{noise:g}", str(seed), f"{train:.3f}"]
-        if accuracy is None:
+    names = [f"{a}-{b}" for a, b in ranges]
+    for row in rows:
+        train = f"{row['train_coarse']:.3f}" if row["train_coarse"] is not None else "–"
+        cells = [row["memory"], f"{row['strength_noise']:g}", str(row["seed"]), train]
+        if row["accuracy"] is None:
             cells += ["diverged"] * (len(ranges) + 2)
         else:
-            cells += [f"{acc['coarse']:.3f}" for acc in accuracy] + [f"{accuracy[-1]['fine']:.3f}", f"{fraction:.3f}"]
+            accuracy = [row["accuracy"][name] for name in names]
+            cells += [f"{acc['coarse']:.3f}" for acc in accuracy] + [f"{accuracy[-1]['fine']:.3f}", f"{row['fraction']:.3f}"]
         lines.append("| " + " | ".join(cells) + " |")
-    solved_at = next(i for i, (low, _) in enumerate(ranges) if low > 64)  # the paper's test lengths
-    low, high = ranges[solved_at]
+    # The bar is met at the paper's test lengths, 66-128.
+    tested = next(name for (low, _), name in zip(ranges, names) if low > 64)
     counts = []
-    for memory in args.memories:
-        for noise in args.noise:
-            finished = [row[4] for row in rows if row[:2] == (memory, noise)]
-            solved = sum(acc is not None and acc[solved_at]["coarse"] >= 0.99 for acc in finished)
-            counts.append(f"{memory} with strength_noise {noise:g}: {solved} / {len(finished)}")
-    lines += ["", f"Runs with coarse accuracy of at least 0.99 at lengths {low}-{high}: {'; '.join(counts)}."]
+    for condition in dict.fromkeys((row["memory"], row["strength_noise"]) for row in rows):
+        group = [row for row in rows if (row["memory"], row["strength_noise"]) == condition]
+        learned = [row for row in group if row["accuracy"] is not None and learns(row["accuracy"][tested]["coarse"])]
+        seeds = ", ".join(str(row["seed"]) for row in group)
+        counts.append(f"{condition[0]} with strength_noise {condition[1]:g}: {len(learned)} of {len(group)} (seeds {seeds})")
+    lines += ["", f"Runs that learn the task (coarse accuracy at least {LEARNS_AT} at lengths {tested}): {'; '.join(counts)}."]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,30 @@
+"""`benchmarks/strength_noise.py`: its page part, written from its record."""
+
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import strength_noise  # noqa: E402
+
+
+def _row(memory, noise, seed, tested, diverged=False):
+    ranges = [f"{a}-{b}" for a, b in strength_noise.LENGTH_RANGES["default"]]
+    accuracy = None if diverged else {name: {"coarse": tested if name == "66-128" else 1.0, "fine": 1.0, "masked": 1.0}
+                                      for name in ranges}  # fmt: skip
+    return {"scale": "default", "memory": memory, "strength_noise": noise, "seed": seed, "learning_rate": 5e-3,
+            "epochs": 20, "batches": 5000, "examples": 500, "command": "python benchmarks/strength_noise.py",
+            "segments": [], "diverged": diverged, "train_coarse": 1.0, "accuracy": accuracy, "fraction": 0.1}  # fmt: skip
+
+
+def test_the_page_counts_the_runs_that_learn_at_the_papers_test_lengths_against_the_one_bar():
+    rows = [_row("queue", 1.0, 0, 1.0), _row("queue", 1.0, 1, 0.95), _row("queue", 0.0, 0, 0.94),
+            _row("queue", 0.0, 1, 0.0, diverged=True)]  # fmt: skip
+    page = strength_noise.report(rows, "default")
+    assert "- Command: `KERAS_BACKEND=jax python benchmarks/strength_noise.py`" in page
+    assert "RMSProp 0.005 with clipping at 1, batch 10, 5,000 batches" in page
+    assert ("Runs that learn the task (coarse accuracy at least 0.95 at lengths 66-128): "
+            "queue with strength_noise 0: 0 of 2 (seeds 0, 1); queue with strength_noise 1: 2 of 2 (seeds 0, 1).") in page
+    assert "| queue | 0 | 1 | 1.000 | diverged |" in page
+    assert strength_noise.report([], "paper") == "No run at scale `paper` in the record yet."
