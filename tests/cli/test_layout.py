@@ -16,8 +16,8 @@ def _module_name(path):
 MODULES = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
 
 
-def _imports(name):
-    """The package's modules that module `name` imports, at its top or inside a function."""
+def _imported_names(name):
+    """Every module that module `name` imports, at its top or inside a function, in the package or not."""
     found = set()
     for node in ast.walk(ast.parse(MODULES[name].read_text())):
         if isinstance(node, ast.Import):
@@ -26,7 +26,12 @@ def _imports(name):
             # `from package import submodule` imports the submodule.
             found.update(f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in MODULES else node.module
                          for alias in node.names)  # fmt: skip
-    return {module for module in found if module in MODULES and module != name}
+    return found
+
+
+def _imports(name):
+    """The package's modules that module `name` imports."""
+    return {module for module in _imported_names(name) if module in MODULES and module != name}
 
 
 GRAPH = {name: _imports(name) for name in MODULES}
@@ -41,22 +46,11 @@ def test_the_library_never_imports_the_experiment_application():
         assert not reached, f"{name} imports {sorted(reached)}"
 
 
-def _all_imported_names(name):
-    """Every module name that module `name` imports, inside the package or not."""
-    found = set()
-    for node in ast.walk(ast.parse(MODULES[name].read_text())):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module)
-    return found
-
-
 def test_the_library_never_imports_the_tasks():
     # The models take a layout of the ids (`tfds_tasks.Layout`) as an argument instead.
     library = [name for name in MODULES if not name.startswith("keras_neural_memory.experiments")]
     for name in library:
-        tasks = {module for module in _all_imported_names(name) if module.split(".")[0] == "tfds_tasks"}
+        tasks = {module for module in _imported_names(name) if module.split(".")[0] == "tfds_tasks"}
         assert not tasks, f"{name} imports {sorted(tasks)}"
 
 
