@@ -43,10 +43,9 @@ import json
 import pathlib
 import shlex
 import statistics
-import subprocess
 import sys
 
-from default_scale_table import choice_list
+from default_scale_table import choice_list, train_results
 from study_record import add_row, read_rows
 
 from keras_neural_memory.experiments import chomsky, cli
@@ -125,13 +124,8 @@ def planned_runs(args):
 
 def run_row(task, model, seed, argv, shown, folder):
     """Trains (or reuses, from its folder) the run of `argv` in a `neural-memory train` process; returns its row."""
-    console = "import sys, keras_neural_memory_console; sys.exit(keras_neural_memory_console.main())"
-    status = subprocess.run([sys.executable, "-c", console, *argv]).returncode
+    results = train_results(argv, folder)
     folder = pathlib.Path(folder)
-    results_path = folder / "results.json"
-    if status not in (0, 1) or not results_path.is_file():  # 1: diverged, and recorded as such
-        raise SystemExit(f"neural-memory {' '.join(argv)} failed with status {status}")
-    results = json.loads(results_path.read_text())
     row = {
         "task": task,
         "model": model,
