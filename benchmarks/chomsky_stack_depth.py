@@ -50,20 +50,6 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def with_stack_size(trained, record, setup, stack_size):
-    """The trained Stack-RNN `trained`, rebuilt with a stack of `stack_size` vectors and the same weights."""
-    settings = record["settings"]
-    if settings["memory"] != "superposition_stack":
-        raise SystemExit(f"{record['output_dir']}: a run of --memory {settings['memory']}, not superposition_stack")
-    model = models.build_chomsky_model(
-        setup.task.input_vocab_size, setup.task.output_vocab_size, memory="superposition_stack",
-        hidden_size=settings["hidden_size"], memory_width=settings["memory_width"], stack_size=stack_size,
-    )  # fmt: skip
-    model.set_weights(trained.get_weights())
-    chomsky.compile_model(model, settings["learning_rate"])
-    return model
-
-
 def action_trace(model, setup, length, sequences, seed):
     """Mean push, pop and no-op probabilities of `model`'s stack while it reads the input and while it answers.
 
@@ -109,7 +95,8 @@ def main(argv=None):
         loaded = load_run(run)
         trained, record = loaded.model, loaded.record
         trained_stack_size = record["settings"].get("stack_size", models.CHOMSKY_STACK_SIZE)
-        record["output_dir"] = run
+        if record["settings"]["memory"] != "superposition_stack":
+            raise SystemExit(f"{run}: a run of --memory {record['settings']['memory']}, not superposition_stack")
         setup = chomsky.task_setup(record["task"])
         evaluation = record["evaluation"]
         max_length = args.eval_max_length or evaluation["lengths"][1]
@@ -119,7 +106,7 @@ def main(argv=None):
             if stack_size == trained_stack_size and recorded[-1]["length"] == max_length:
                 curve = recorded  # the run's own measurement, with the stack it was trained with
             else:
-                model = with_stack_size(trained, record, setup, stack_size)
+                model = chomsky.with_stack_size(trained, setup, stack_size)
                 curve = chomsky.accuracy_by_length(model, setup, evaluation["seed"], max_length,
                                                    evaluation["sequences_per_length"], verbose=False)  # fmt: skip
             accuracy = {point["length"]: point["accuracy"] for point in curve}

@@ -81,15 +81,24 @@ def row_key(row):
     return row["task"], row["model"], row["seed"]
 
 
-def run_row(task, model, seed, argv, folder):
-    """Trains (or reuses, from its folder) the run of `argv` in a `neural-memory train` process; returns its row."""
+def train_results(argv, folder):
+    """Trains (or reuses, from its folder) the run of `argv` in a `neural-memory train` process; returns its results.
+
+    Raises:
+        SystemExit: The process failed, other than by the loss becoming NaN.
+    """
     # `neural-memory` itself: the console script of the package that this interpreter imports.
     console = "import sys, keras_neural_memory_console; sys.exit(keras_neural_memory_console.main())"
     status = subprocess.run([sys.executable, "-c", console, *argv]).returncode
     results_path = pathlib.Path(folder) / "results.json"
     if status not in (0, 1) or not results_path.is_file():  # 1: diverged, and recorded as such
         raise SystemExit(f"neural-memory {' '.join(argv)} failed with status {status}")
-    results = json.loads(results_path.read_text())
+    return json.loads(results_path.read_text())
+
+
+def run_row(task, model, seed, argv, folder):
+    """Trains (or reuses, from its folder) the run of `argv` in a `neural-memory train` process; returns its row."""
+    results = train_results(argv, folder)
     row = {
         "task": task,
         "model": model,

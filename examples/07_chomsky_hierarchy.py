@@ -30,10 +30,13 @@
 # * the model of `neural-memory train --task chomsky_hierarchy/reverse_string`
 #   (`models.build_chomsky_model`): it reads the input, then one blank per
 #   output position, and answers at the blanks;
-# * training with the authors' recipe: batches of 128 strings of one
-#   length, drawn uniformly from 1-40 for every batch, Adam with gradient
-#   clipping at global norm 1;
-# * the accuracy at every length and the score.
+# * training as the authors' code trains: batches of 128 strings of one
+#   length, drawn uniformly from 1-40 for every batch, their loss (the
+#   cross-entropy averaged over the batch and every output position) and
+#   their optimiser, optax's Adam after clipping at global norm 1
+#   (`OptaxAdam`);
+# * the accuracy at every length (the mean over sub-batches of 64 strings,
+#   as theirs) and the score.
 #
 # The results page [`docs/results/chomsky.md`](../docs/results/chomsky.md)
 # has the full protocol's numbers (10,000 steps, 512 sequences of every
@@ -96,8 +99,9 @@ for example in tfds.as_numpy(tfds.load("chomsky_hierarchy/reverse_string", split
 # `chomsky.task_setup` gives the task's vocabularies and lengths;
 # `models.build_chomsky_model` the model, here the Stack-LSTM (an
 # `LSTMCell` controller with the Neural Stack, run by `MemoryRNN`, whose
-# memory grows with the tape) and a one-layer LSTM of the same width.
-# `chomsky.compile_model` is the authors' recipe. The tape of a string of
+# memory grows with the tape) and a one-layer LSTM of the same width,
+# both with the authors' `hk.LSTM` and Haiku's initialisation.
+# `chomsky.compile_model` is the authors' optimiser and loss. The tape of a string of
 # length 3: the input ids shifted by one (0 is padding), then the blank
 # (id 3) at each of the 3 output positions.
 
@@ -121,9 +125,9 @@ for memory in ("stack", "lstm"):
 # ## Training
 #
 # `chomsky.training_batches` is the protocol's stream as `fit` reads it:
-# `(tape, targets, weights)`, the weights 1 / 128 at the scored output
-# positions and 0 elsewhere, so the loss is the authors' per-string sum
-# averaged over the batch. Each of the 40 lengths compiles its own step
+# `(tape, targets, weights)`, the weights 1 / (128 x output positions) at
+# every output position and 0 elsewhere, so the loss is the authors' mean
+# over the batch and the output positions. Each of the 40 lengths compiles its own step
 # under XLA the first time it is drawn.
 
 # %%
@@ -138,8 +142,8 @@ for memory, model in trained.items():
 # ## Accuracy against length, and the score
 #
 # `chomsky.accuracy_by_length` streams the evaluation, one batch at a
-# time: for every length, the share of right output tokens over its
-# sequences. `chomsky.score` is the mean over the lengths beyond training
+# time: for every length, the mean over sub-batches of 64 sequences of each
+# one's share of right output tokens. `chomsky.score` is the mean over the lengths beyond training
 # (41 and up; here up to the setting's last length).
 
 # %%

@@ -21,11 +21,13 @@ from keras_neural_memory.memory_cell import MemoryCell
 from keras_neural_memory.memory_options import MemoryOptions
 from keras_neural_memory.memory_rnn import MemoryRNN
 from keras_neural_memory.metrics import CoarseAccuracy, FineAccuracy, MaskedAccuracy
+from keras_neural_memory.optax_adam import OptaxAdam
 from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
 from keras_neural_memory.strength_noise_scheduler import StrengthNoiseScheduler
 from keras_neural_memory.superposition_stack_cell import SuperpositionStackCell
 from keras_neural_memory.trace import trace_memory
+from keras_neural_memory.vanilla_rnn_cell import VanillaRNNCell
 from keras_neural_memory.viz import plot_convergence, plot_length_generalisation, plot_memory_trace
 
 __version__ = "0.3.0"
@@ -40,10 +42,12 @@ __all__ = [
     "MemoryCell",
     "MemoryOptions",
     "MemoryRNN",
+    "OptaxAdam",
     "QueueCell",
     "StackCell",
     "StrengthNoiseScheduler",
     "SuperpositionStackCell",
+    "VanillaRNNCell",
     "memory",
     "plot_convergence",
     "plot_length_generalisation",

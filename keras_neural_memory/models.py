@@ -34,6 +34,7 @@ from keras_neural_memory.queue_cell import QueueCell
 from keras_neural_memory.stack_cell import StackCell
 from keras_neural_memory.superposition_stack_cell import SuperpositionStackCell
 from keras_neural_memory.validation import check_choice, check_lstm_layers, check_positive_int
+from keras_neural_memory.vanilla_rnn_cell import VanillaRNNCell
 
 MEMORY_CELLS = {"stack": StackCell, "queue": QueueCell, "deque": DequeCell}
 MEMORY_KINDS = ("stack", "queue", "deque", "lstm")
@@ -417,6 +418,33 @@ def chomsky_output_logits(model, inputs, output_length, input_vocab_size, steps=
     return ops.convert_to_numpy(model(tape, training=False))[:, -output_length:]
 
 
+def haiku_initializer(fan_in):
+    """The weights of a Haiku `Linear` of `fan_in` inputs, as a Keras initializer.
+
+    Haiku draws them from a normal of standard deviation `1 / sqrt(fan_in)`
+    truncated at two of those standard deviations, without rescaling (the
+    draws' own standard deviation is then `0.880 / sqrt(fan_in)`): that is
+    `keras.initializers.TruncatedNormal(stddev=1 / sqrt(fan_in))`, which
+    truncates at two standard deviations on TensorFlow and JAX.
+    `VarianceScaling(1.0, "fan_in", "truncated_normal")` instead divides the
+    standard deviation by 0.880, the standard deviation of a unit normal
+    truncated there, and draws weights 1.137 times wider.
+
+    Args:
+        fan_in: The inputs of the authors' linear map.
+
+    Returns:
+        A `keras.initializers.TruncatedNormal`.
+
+    Example:
+
+    >>> haiku_initializer(4).stddev
+    0.5
+    """
+    check_positive_int("fan_in", fan_in)
+    return keras.initializers.TruncatedNormal(stddev=1.0 / float(np.sqrt(fan_in)))
+
+
 def build_chomsky_model(
     input_vocab_size,
     output_vocab_size,
@@ -427,7 +455,7 @@ def build_chomsky_model(
     memory_options=None,
     name=None,
 ):
-    """A model of the Chomsky-hierarchy benchmark (Delétang et al. 2023).
+    """A model of the Chomsky-hierarchy benchmark (Delétang et al. 2023), as the authors' code builds it.
 
     The layout is the authors' non-autoregressive one: the model reads a
     tape of the input tokens followed by one blank per output position
@@ -440,18 +468,28 @@ def build_chomsky_model(
     step sets. The recurrent core's outputs go through a ReLU, then a
     `Dense` readout, as in the authors' `make_rnn`.
 
-    * `"stack"`, `"queue"`, `"deque"`: an LSTM controller of `hidden_size`
-      units with this package's Neural Stack, Queue or DeQue of
-      `memory_width`, run by `MemoryRNN` (memory sized to each tape).
-    * `"superposition_stack"`: the authors' Stack-RNN, a vanilla RNN
-      (`SimpleRNNCell`, tanh) of `hidden_size` units with the stack of
-      Joulin & Mikolov (2015), `stack_size` vectors of `memory_width`
-      (`SuperpositionStackCell`, run by `keras.layers.RNN`).
-    * `"lstm"`: one `keras.layers.LSTM` of `hidden_size` units.
+    * `"superposition_stack"`: the authors' Stack-RNN (`StackRNNCore`
+      around `hk.VanillaRNN`): a `VanillaRNNCell` of `hidden_size` ReLU
+      units with a bias on its input and on its recurrent projection, and
+      the stack of Joulin & Mikolov (2015), `stack_size` vectors of
+      `memory_width` (`SuperpositionStackCell`, run by `keras.layers.RNN`).
+    * `"lstm"`: the authors' LSTM (`hk.LSTM`), one `keras.layers.LSTM` of
+      `hidden_size` units. Haiku adds 1 to the forget gate's
+      pre-activation, whose bias starts at 0; Keras' `unit_forget_bias`
+      starts that bias at 1. That is the same function and, as the
+      offset is constant, the same gradients and optimiser steps.
+    * `"stack"`, `"queue"`, `"deque"`: the same LSTM as the controller of
+      this package's Neural Stack, Queue or DeQue of `memory_width`
+      (`MemoryRNN`, the memory sized to each tape). They differ from the
+      Stack-RNN only in their cell: the tape, readout, initialisation,
+      loss and optimiser are the same.
 
-    The defaults are the authors' sizes: 256 units, and the Stack-RNN's 30
-    stack vectors of 8; the memory models here take the same vector size
-    of 8. Weights start from Keras' default initialisers, not Haiku's.
+    Every weight starts as Haiku's do (`haiku_initializer` of the authors'
+    fan-in, biases zero). The fan-in of a layer is that of the authors'
+    input, without the padding dimension; an LSTM's kernels are one
+    `Linear` of `[x_t, h_{t-1}]` in Haiku, so both take the fan-in of the
+    two together. The memory cells' push and pop biases keep their
+    initial values (`MemoryOptions.pop_bias_init`).
 
     Args:
         input_vocab_size: The task's input vocabulary size.
@@ -461,6 +499,7 @@ def build_chomsky_model(
         memory_width: Size of each memory (stack) vector.
         stack_size: Vectors the superposition stack holds
             (`"superposition_stack"` only; the others grow with the tape).
+            The trained weights do not depend on it.
         memory_options: The memory cell's `MemoryOptions` ("stack",
             "queue" and "deque"; the other models take only the defaults);
             None: the defaults.
@@ -492,21 +531,35 @@ def build_chomsky_model(
         check_positive_int(arg, value)
     memory_options = _memory_options(memory_options, memory)
     tape_ids = chomsky_blank_id(input_vocab_size) + 1
+    # The authors' one-hot: the tokens and the blank, without the padding dimension.
+    authors_features = tape_ids - 1
     inputs = keras.Input((None,), dtype="int32", name="tape_ids")
     x = keras.layers.Embedding(
         tape_ids, tape_ids, embeddings_initializer="identity", trainable=False, mask_zero=True, name="one_hot"
     )(inputs)
+
+    def lstm_initializers(input_features):
+        # Two initializers: Keras fixes an initializer's seed when it is made, so one would draw both alike.
+        fan_in = input_features + hidden_size
+        return dict(kernel_initializer=haiku_initializer(fan_in), recurrent_initializer=haiku_initializer(fan_in),
+                    unit_forget_bias=True)  # fmt: skip
+
     if memory in MEMORY_CELLS:
-        cell = MEMORY_CELLS[memory](keras.layers.LSTMCell(hidden_size), memory_width=memory_width,
-                                    **memory_options.cell_kwargs(memory))  # fmt: skip
+        cell_class = MEMORY_CELLS[memory]
+        reads = cell_class.memory_class.slots_per_step * memory_width
+        controller = keras.layers.LSTMCell(hidden_size, **lstm_initializers(authors_features + reads))
+        cell = cell_class(controller, memory_width=memory_width, kernel_initializer=haiku_initializer(hidden_size),
+                          **memory_options.cell_kwargs(memory))  # fmt: skip
         x = MemoryRNN(cell, return_sequences=True, name=f"{memory}_rnn")(x)
     elif memory == "superposition_stack":
-        cell = SuperpositionStackCell(keras.layers.SimpleRNNCell(hidden_size), stack_size, memory_width)
+        controller = VanillaRNNCell(hidden_size, kernel_initializer=haiku_initializer(authors_features + memory_width),
+                                    recurrent_initializer=haiku_initializer(hidden_size))  # fmt: skip
+        cell = SuperpositionStackCell(controller, stack_size, memory_width, kernel_initializer=haiku_initializer(hidden_size))
         x = keras.layers.RNN(cell, return_sequences=True, name="superposition_stack_rnn")(x)
     else:
-        x = keras.layers.LSTM(hidden_size, return_sequences=True, name="lstm")(x)
+        x = keras.layers.LSTM(hidden_size, return_sequences=True, name="lstm", **lstm_initializers(authors_features))(x)
     x = keras.layers.ReLU(name="relu")(x)
-    logits = keras.layers.Dense(output_vocab_size, name="logits")(x)
+    logits = keras.layers.Dense(output_vocab_size, kernel_initializer=haiku_initializer(hidden_size), name="logits")(x)
     return keras.Model(inputs, logits, name=name or f"chomsky_{memory}_{hidden_size}")
 
 

@@ -44,7 +44,7 @@ class SuperpositionStackCell(keras.layers.Layer):
 
     Args:
         controller: Any Keras RNN cell with a known output size, e.g.
-            `keras.layers.SimpleRNNCell(256)` (the authors' `stack_rnn`) or
+            `VanillaRNNCell(256)` (the authors' `stack_rnn`, `hk.VanillaRNN`) or
             `keras.layers.LSTMCell(256)` (their `stack_lstm`), `GRUCell`,
             `StackedRNNCells` or a user's cell. Its input is
             `concat(x_t, top of the stack)`. An RNN layer raises a

@@ -1,19 +1,27 @@
 """The Chomsky-hierarchy benchmark of Delétang et al. (2023) as runs of `neural-memory train`.
 
-A task "chomsky_hierarchy/NAME" is trained and measured with the paper's
-protocol ("Neural Networks and the Chomsky Hierarchy", ICLR 2023):
+A task "chomsky_hierarchy/NAME" is trained and measured with the protocol
+of the authors' code ("Neural Networks and the Chomsky Hierarchy", ICLR
+2023; google-deepmind/neural_networks_chomsky_hierarchy):
 
-* the model (`models.build_chomsky_model`) reads the input, then one blank
-  per output position, and answers at the blanks (non-autoregressive);
+* the model (`models.build_chomsky_model`, Haiku's initialisation) reads
+  the input, then one blank per output position, and answers at the
+  blanks (non-autoregressive);
 * training batches hold 128 sequences of one length, drawn uniformly from
   1-40 for every batch (`tfds_tasks.generators.chomsky_hierarchy.training_batches`);
-* Adam with gradient clipping at global norm 1; the loss is the
-  cross-entropy summed over a sequence's output positions, averaged over
-  the batch, as the authors', but only where `output_mask` is 1 (the
-  authors' loss also covers the padding after a terminator);
-* the accuracy at a length is the share of right output tokens (where
-  `output_mask` is 1) over 512 sequences of that length, for every length
-  1-500, and the score is its mean over the lengths beyond training, 41-500.
+* `optax.chain(clip_by_global_norm(1.0), adam(lr))` (`OptaxAdam` with
+  `global_clipnorm=1.0`); the loss is the authors' `loss_fn`: the
+  cross-entropy averaged over the batch and over every output position,
+  the padding after a terminator included (it is not masked);
+* the accuracy at a length is, as the authors' `range_evaluation`, the
+  mean over sub-batches of 64 sequences of each sub-batch's share of right
+  output tokens (where `output_mask` is 1), over 512 sequences of that
+  length, for every length 1-500; the score is its mean over the lengths
+  beyond training, 41-500;
+* a Stack-RNN (`superposition_stack`) trains with the authors' stack of
+  30 vectors and is measured twice: with that stack, and with one that
+  holds the whole tape of every string (`WHOLE_TAPE_CURVE_FILE`; the
+  weights do not depend on the stack's depth).
 
 Shapes. Under XLA each input shape compiles once. Training batches are
 never padded: each of the 40 training lengths compiles its own step, once
@@ -50,9 +58,15 @@ CURVE_FILE = "accuracy_by_length.json"
 PLOT_FILE = "accuracy_by_length.png"
 #: The partial curve of a run's final measurement, one length at a time (removed when it ends).
 PROGRESS_FILE = "evaluation_progress.json"
+#: The curve of a Stack-RNN measured with a stack that holds the whole tape, and its plot and partial curve.
+WHOLE_TAPE_CURVE_FILE = "accuracy_by_length_whole_tape_stack.json"
+WHOLE_TAPE_PLOT_FILE = "accuracy_by_length_whole_tape_stack.png"
+WHOLE_TAPE_PROGRESS_FILE = "evaluation_progress_whole_tape_stack.json"
 #: Sequences per evaluation batch: 512 per length in 4 batches keeps a
 #: length-500 evaluation well inside a few GiB (docs/results/chomsky.md#cost).
 EVAL_BATCH_SIZE = 128
+#: Sequences per sub-batch of the accuracy (the authors' `range_test_sub_batch_size`).
+EVAL_SUB_BATCH_SIZE = 64
 #: Evaluation tapes are left-padded to a multiple of this many steps.
 EVAL_BUCKET_STEPS = 32
 
@@ -97,18 +111,23 @@ def build_model(setup, config):
 
 
 def compile_model(model, learning_rate, jit_compile=True):
-    """Compiles `model` with the authors' recipe.
+    """Compiles `model` with the authors' optimiser and loss.
 
-    Adam with gradient clipping at global norm 1, and the cross-entropy
-    summed over the batch: `training_example`'s weights are
-    `output_mask / batch rows`, which makes it the authors' per-sequence sum
-    averaged over the batch. "accuracy" is per output token, where the mask
-    is 1.
+    `OptaxAdam(learning_rate, global_clipnorm=1.0)`, the authors'
+    `optax.chain(clip_by_global_norm(1.0), adam(learning_rate))`, and the
+    cross-entropy summed over the batch: `training_example`'s weights are
+    `1 / (batch rows * output positions)` at every output position, which
+    makes it the authors' mean over the batch and the output positions.
+    "accuracy" is per output token, with the same weights (the padding
+    after a terminator counts; the measured accuracy, `accuracy_by_length`,
+    leaves it out).
     """
     import keras
 
+    from keras_neural_memory import OptaxAdam
+
     model.compile(
-        optimizer=keras.optimizers.Adam(learning_rate, global_clipnorm=1.0),
+        optimizer=OptaxAdam(learning_rate, global_clipnorm=1.0),
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum"),
         weighted_metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
         jit_compile=jit_compile,
@@ -126,8 +145,9 @@ def training_example(task, batch, steps=None):
     Returns:
         `(batch, steps)` arrays: the tape ids (int32), the target ids at
         the output positions and 0 elsewhere (int32), and the loss weights
-        (float32): `output_mask / batch rows` at the output positions, 0
-        elsewhere.
+        (float32): `1 / (batch rows * output positions)` at every output
+        position, the padding after a terminator included (the authors'
+        loss is not masked), 0 elsewhere.
 
     Example:
 
@@ -147,7 +167,7 @@ def training_example(task, batch, steps=None):
     targets = np.zeros(tape.shape, np.int32)
     weights = np.zeros(tape.shape, np.float32)
     targets[:, -output_length:] = batch.output
-    weights[:, -output_length:] = batch.output_mask / len(batch.output)
+    weights[:, -output_length:] = 1.0 / (len(batch.output) * output_length)
     return tape, targets, weights
 
 
@@ -172,30 +192,37 @@ def training_batches(setup, seed, batch_size, first_epoch, steps):
 
 
 def accuracy_by_length(model, setup, seed, max_length, sequences, min_length=1, batch_size=EVAL_BATCH_SIZE,
-                       verbose=True, progress_file=None):  # fmt: skip
+                       verbose=True, progress_file=None, optimizer_step=None):  # fmt: skip
     """Per-token accuracy at every length, streamed from the protocol's evaluation batches.
 
-    Each length's accuracy pools its `sequences` sequences: right output
-    tokens over scored tokens (`output_mask` 1). Batches are generated one
-    at a time (`evaluation_batches`), so memory holds one batch whatever
-    the number of sequences. Every length's sequences are drawn from the
-    stream seeded `seed` for that length alone, so a measurement resumed
-    at any length sees the sequences an uninterrupted one would.
+    Each length's accuracy is the authors' (`range_evaluation`): its
+    `sequences` sequences are drawn in sub-batches of
+    `EVAL_SUB_BATCH_SIZE` (the last may hold fewer), each sub-batch's
+    accuracy is its right output tokens over its scored tokens
+    (`output_mask` 1), and the length's accuracy is their mean. The
+    strings are generated one length at a time (`evaluation_batches`) and
+    predicted `batch_size` at a time, so memory holds one length's strings
+    and one batch's activations. Every length's sequences are drawn from the stream
+    seeded `seed` for that length alone, so a measurement resumed at any
+    length sees the sequences an uninterrupted one would.
 
     Args:
-        model: A model of `models.build_chomsky_model`, compiled.
+        model: A model of `models.build_chomsky_model`.
         setup: The run's `ChomskySetup`.
         seed: The evaluation stream's seed.
         max_length: The last length.
         sequences: Sequences per length (the protocol: 512).
         min_length: The first length.
-        batch_size: Sequences per batch.
+        batch_size: Sequences per predicted batch: whole sub-batches, at
+            least one.
         verbose: Print each length's accuracy as it is measured.
         progress_file: A JSON file holding the curve up to the last
             measured length, rewritten atomically after each length. A
             measurement with the same `seed`, `sequences` and `min_length`,
             by the model at the same optimizer step, continues after the
             last length it holds.
+        optimizer_step: The step of the trained weights, recorded with the
+            progress; default the model's optimizer's.
 
     Returns:
         A list of `{"length": L, "accuracy": a}`, lengths increasing.
@@ -203,28 +230,36 @@ def accuracy_by_length(model, setup, seed, max_length, sequences, min_length=1, 
     from tfds_tasks.generators.chomsky_hierarchy import evaluation_batches
 
     task = setup.task
-    optimizer = getattr(model, "optimizer", None)
-    measured = {"seed": seed, "sequences": sequences, "min_length": min_length,
-                "optimizer_step": int(optimizer.iterations) if optimizer is not None else None}  # fmt: skip
+    if optimizer_step is None:
+        optimizer = getattr(model, "optimizer", None)
+        optimizer_step = int(optimizer.iterations) if optimizer is not None else None
+    measured = {"seed": seed, "sequences": sequences, "min_length": min_length, "optimizer_step": optimizer_step}
     curve = _measured_so_far(progress_file, measured, max_length)
     if curve:
         print(f"resuming the evaluation after length {curve[-1]['length']} from {progress_file}", flush=True)
     first = curve[-1]["length"] + 1 if curve else min_length
     if first > max_length:
         return curve
+    sub_batch = min(EVAL_SUB_BATCH_SIZE, sequences)
+    per_prediction = max(1, batch_size // sub_batch)
     stream = evaluation_batches(task.name, seed, min_length=first, max_length=max_length,
-                                sequences_per_length=sequences, batch_size=min(batch_size, sequences))  # fmt: skip
+                                sequences_per_length=sequences, batch_size=sub_batch)  # fmt: skip
     for length, batches in itertools.groupby(stream, key=lambda item: item[0]):
         output_length = task.output_length(length)
         steps = data.pad_to_bucket(task.input_length(length) + output_length, EVAL_BUCKET_STEPS)
-        right = scored = 0
-        for _, batch in batches:
-            tape, targets, weights = training_example(task, batch, steps)
-            logits = np.asarray(model.predict_on_batch(tape))[:, -output_length:]
-            mask = batch.output_mask.astype(bool)
-            right += int(np.sum((np.argmax(logits, axis=-1) == batch.output) & mask))
-            scored += int(np.sum(mask))
-        curve.append({"length": length, "accuracy": right / scored})
+        sub_batches = [batch for _, batch in batches]
+        accuracies = []
+        for first_batch in range(0, len(sub_batches), per_prediction):
+            group = sub_batches[first_batch : first_batch + per_prediction]
+            tape = np.concatenate([training_example(task, batch, steps)[0] for batch in group])
+            predicted = np.argmax(np.asarray(model.predict_on_batch(tape))[:, -output_length:], axis=-1)
+            offset = 0
+            for batch in group:
+                mask = batch.output_mask.astype(bool)
+                right = (predicted[offset : offset + len(batch.output)] == batch.output) & mask
+                accuracies.append(np.sum(right) / np.sum(mask))
+                offset += len(batch.output)
+        curve.append({"length": length, "accuracy": float(np.mean(accuracies))})
         if progress_file is not None:
             files.write_atomically(progress_file, json.dumps({**measured, "accuracy_by_length": curve}))
         if verbose:
@@ -299,12 +334,12 @@ def plot_curves(records, path, title=None):
     return figure
 
 
-def write_curve(folder, setup, label, curve, seed, sequences):
-    """Writes `CURVE_FILE` and `PLOT_FILE` into `folder`, atomically; returns the record."""
+def write_curve(folder, setup, label, curve, seed, sequences, curve_file=CURVE_FILE, plot_file=PLOT_FILE):
+    """Writes `curve_file` and `plot_file` into `folder`, atomically; returns the record."""
     folder = pathlib.Path(folder)
     record = curve_record(setup, label, curve, seed, sequences)
-    files.write_atomically(folder / CURVE_FILE, json.dumps(record, indent=2))
-    plot_curves({label: record}, folder / PLOT_FILE)
+    files.write_atomically(folder / curve_file, json.dumps(record, indent=2))
+    plot_curves({label: record}, folder / plot_file)
     return record
 
 
@@ -313,30 +348,113 @@ def describe(setup, config):
     return {"scale": None, "train_lengths": list(setup.train_lengths), "test_lengths": [1, config.eval_max_length]}
 
 
+def whole_tape_stack_size(setup, max_length):
+    """Stack vectors that hold every step of the tape of a string of `max_length`: its input and output steps.
+
+    Example:
+
+    >>> whole_tape_stack_size(task_setup("chomsky_hierarchy/duplicate_string"), 500)
+    1500
+    """
+    return setup.task.input_length(max_length) + setup.task.output_length(max_length)
+
+
+def with_stack_size(model, setup, stack_size):
+    """The Stack-RNN `model` (memory "superposition_stack"), rebuilt with a stack of `stack_size` vectors.
+
+    No weight depends on the depth of the stack: the new model has
+    `model`'s weights, and is compiled (`compile_model`) to be measured.
+
+    Raises:
+        ValueError: `model` is not a Stack-RNN of `models.build_chomsky_model`.
+    """
+    from keras_neural_memory import models
+
+    names = [layer.name for layer in model.layers]
+    if "superposition_stack_rnn" not in names:
+        raise ValueError(f"`model` must be a Stack-RNN of build_chomsky_model (memory='superposition_stack'); "
+                         f"received a model of layers {names}.")  # fmt: skip
+    cell = model.get_layer("superposition_stack_rnn").cell
+    deeper = models.build_chomsky_model(
+        setup.task.input_vocab_size, setup.task.output_vocab_size, memory="superposition_stack",
+        hidden_size=cell.output_size, memory_width=cell.stack_cell_size, stack_size=stack_size,
+    )  # fmt: skip
+    deeper.set_weights(model.get_weights())
+    compile_model(deeper, CHOMSKY_PROTOCOL["learning_rate"])
+    return deeper
+
+
+class _StackAsDeepAsEachTape:
+    """The Stack-RNN `model` with, for each batch of tapes, a stack of as many vectors as the tapes have steps.
+
+    No step pushes more than one vector, so such a stack never drops one:
+    the answers are those of any deeper stack, at the cost of the tape's
+    depth instead of the longest tape's (`with_stack_size` rebuilds the
+    model for each new number of steps, one bucket of lengths after
+    another).
+    """
+
+    optimizer = None
+
+    def __init__(self, model, setup):
+        self.model, self.setup = model, setup
+        self._steps = self._deeper = None
+
+    def predict_on_batch(self, tape):
+        steps = tape.shape[1]
+        if steps != self._steps:
+            self._steps, self._deeper = steps, with_stack_size(self.model, self.setup, steps)
+        return self._deeper.predict_on_batch(tape)
+
+
 def measure_run(model, setup, config, output, seed):
     """The final measurement of a training run: writes the curve files into `output`; returns results' entries.
 
     The curve is written to `output`'s `PROGRESS_FILE` length by length,
     so a run stopped during its measurement continues it when it resumes;
-    "eval_seconds" counts this process's part.
+    "eval_seconds" counts this process's part. A Stack-RNN is measured
+    again with a stack that holds the whole tape of every string (as many
+    vectors as the tape has steps), unless it was trained with one that
+    holds the longest (`whole_tape_stack_size`): its results get
+    "whole_tape_stack", with the longest tape's stack size, the score and
+    the curve file (`WHOLE_TAPE_CURVE_FILE`).
     """
     output = pathlib.Path(output)
     start = time.perf_counter()
-    curve = accuracy_by_length(model, setup, seed, config.eval_max_length, config.eval_sequences,
-                               verbose=config.verbose > 0, progress_file=output / PROGRESS_FILE)  # fmt: skip
-    record = write_curve(output, setup, model.name, curve, seed, config.eval_sequences)
-    (output / PROGRESS_FILE).unlink(missing_ok=True)
-    return {
+    step = int(model.optimizer.iterations)
+
+    def measured(measured_model, label, curve_file, plot_file, progress_file):
+        curve = accuracy_by_length(measured_model, setup, seed, config.eval_max_length, config.eval_sequences,
+                                   verbose=config.verbose > 0, progress_file=output / progress_file,
+                                   optimizer_step=step)  # fmt: skip
+        return write_curve(output, setup, label, curve, seed, config.eval_sequences, curve_file, plot_file)
+
+    record = measured(model, model.name, CURVE_FILE, PLOT_FILE, PROGRESS_FILE)
+    results = {
         "score": record["score"],
         "scored_lengths": record["scored_lengths"],
         "accuracy_by_length": CURVE_FILE,
         "evaluation": record["evaluation"],
-        "eval_seconds": round(time.perf_counter() - start, 1),
     }
+    whole_tape = whole_tape_stack_size(setup, config.eval_max_length)
+    if config.memory == "superposition_stack" and config.stack_size < whole_tape:
+        deeper = _StackAsDeepAsEachTape(model, setup)
+        label = f"{model.name}, stack of {whole_tape}"
+        deep_record = measured(deeper, label, WHOLE_TAPE_CURVE_FILE, WHOLE_TAPE_PLOT_FILE, WHOLE_TAPE_PROGRESS_FILE)
+        results["whole_tape_stack"] = {"stack_size": whole_tape, "score": deep_record["score"],
+                                       "accuracy_by_length": WHOLE_TAPE_CURVE_FILE}  # fmt: skip
+    # Only now: a run stopped during the second measurement keeps the first.
+    for progress_file in (PROGRESS_FILE, WHOLE_TAPE_PROGRESS_FILE):
+        (output / progress_file).unlink(missing_ok=True)
+    results["eval_seconds"] = round(time.perf_counter() - start, 1)
+    return results
 
 
-def score_text(score_value):
-    """The score as `train` and `evaluate` print it."""
+def score_text(score_value, whole_tape_stack=None):
+    """The score as `train` and `evaluate` print it, and a Stack-RNN's with a stack that holds the whole tape."""
     if score_value is None or (isinstance(score_value, float) and math.isnan(score_value)):
         return "no score: no length beyond 40 was measured (raise --eval-max-length)"
-    return f"score (mean accuracy over lengths 41 and up): {score_value:.3f}"
+    text = f"score (mean accuracy over lengths 41 and up): {score_value:.3f}"
+    if whole_tape_stack is not None:
+        text += f"; with a stack of {whole_tape_stack['stack_size']} vectors: {whole_tape_stack['score']:.3f}"
+    return text

@@ -319,7 +319,7 @@ class _ChomskyProtocol(Protocol):
         return chomsky.measure_run(model, setup, config, output, seed)
 
     def summary(self, results, output):
-        return (f"{chomsky.score_text(results['score'])}\nmodel: {output / 'model.keras'}\n"
+        return (f"{chomsky.score_text(results['score'], results.get('whole_tape_stack'))}\nmodel: {output / 'model.keras'}\n"
                 f"results: {output / 'results.json'}\n"
                 f"accuracy by length: {output / chomsky.CURVE_FILE}, {output / chomsky.PLOT_FILE}")
 

@@ -24,17 +24,16 @@ def test_a_stack_run_with_a_deeper_stack_keeps_its_weights_and_its_answers_withi
     task = setup.task
     trained = models.build_chomsky_model(task.input_vocab_size, task.output_vocab_size, memory="superposition_stack",
                                          hidden_size=6, memory_width=3, stack_size=4)  # fmt: skip
-    record = {"settings": {"memory": "superposition_stack", "hidden_size": 6, "memory_width": 3, "learning_rate": 1e-3},
-              "output_dir": "run"}  # fmt: skip
-    deeper = chomsky_stack_depth.with_stack_size(trained, record, setup, 64)
+    deeper = chomsky.with_stack_size(trained, setup, 64)
     for old, new in zip(trained.get_weights(), deeper.get_weights()):
         np.testing.assert_array_equal(old, new)
     # A string of 2 never reaches the bottom of a stack of 4: the same answers.
     batch = task.sample_batch(random.Random(0), 3, 2)
     tape, _, _ = chomsky.training_example(task, batch)
     np.testing.assert_allclose(deeper.predict_on_batch(tape), trained.predict_on_batch(tape), atol=1e-6)
-    with pytest.raises(SystemExit, match="a run of --memory lstm, not superposition_stack"):
-        chomsky_stack_depth.with_stack_size(trained, {**record, "settings": {"memory": "lstm"}}, setup, 64)
+    lstm = models.build_chomsky_model(task.input_vocab_size, task.output_vocab_size, memory="lstm", hidden_size=6)
+    with pytest.raises(ValueError, match="`model` must be a Stack-RNN of build_chomsky_model"):
+        chomsky.with_stack_size(lstm, setup, 64)
     # The trace's actions are the cell's own: probabilities over push, pop and no-op in each phase.
     trace = chomsky_stack_depth.action_trace(trained, setup, length=5, sequences=3, seed=0)
     assert list(trace) == ["reading", "answering"]

@@ -57,43 +57,16 @@ def test_the_tape_is_checked():
         build_chomsky_model(2, 2, memory="superposition_stack", memory_options=MemoryOptions(strength_noise=1.0))
 
 
-def test_the_loss_counts_only_the_scored_outputs():
-    """binary_addition pads its answer after the terminator: those targets change nothing."""
-    task = chomsky_task("binary_addition")
-    batch = task.sample_batch(random.Random(1), 8, 6)
-    assert 0 < batch.output_mask.sum() < batch.output_mask.size
-    model = tiny_model(task, "stack")
-    chomsky.compile_model(model, 1e-3, jit_compile=False)
-    tape, targets, weights = chomsky.training_example(task, batch)
-
-    def loss(targets):
-        return model.evaluate(tape, targets, sample_weight=weights, verbose=0, return_dict=True)["loss"]
-
-    changed = targets.copy()
-    changed[:, -batch.output.shape[1] :][batch.output_mask == 0] = 1 - batch.output[batch.output_mask == 0]
-    assert loss(changed) == pytest.approx(loss(targets), rel=1e-6)
-    # The authors' loss: cross-entropy summed over a sequence's (scored) outputs, averaged over the batch.
-    logits = chomsky_output_logits(model, batch.input, batch.output.shape[1], task.input_vocab_size)
-    log_probabilities = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
-    picked = np.take_along_axis(log_probabilities, batch.output[..., None], -1)[..., 0]
-    assert loss(targets) == pytest.approx(-(picked * batch.output_mask).sum() / len(batch.output), rel=1e-4)
-
-
-def test_accuracy_by_length_pools_the_scored_tokens_of_every_sequence():
+def test_accuracy_by_length_is_the_same_whatever_the_batches_it_predicts():
+    """Sub-batches of 64 (the last partial) are the unit of the accuracy, whatever the prediction batch."""
     setup = chomsky.task_setup("chomsky_hierarchy/binary_addition")
     model = tiny_model(setup.task, "queue")
     chomsky.compile_model(model, 1e-3)
-    # 5 sequences in batches of 2: partial batches, and one bucket of steps for all lengths.
-    curve = chomsky.accuracy_by_length(model, setup, seed=3, max_length=4, sequences=5, batch_size=2, verbose=False)
-    assert [point["length"] for point in curve] == [1, 2, 3, 4]
-    right, scored = {}, {}
-    for length, batch in evaluation_batches("binary_addition", 3, max_length=4, sequences_per_length=5, batch_size=2):
-        logits = chomsky_output_logits(model, batch.input, batch.output.shape[1], setup.task.input_vocab_size)
-        hits = (logits.argmax(-1) == batch.output) * batch.output_mask
-        right[length] = right.get(length, 0) + hits.sum()
-        scored[length] = scored.get(length, 0) + batch.output_mask.sum()
-    for point in curve:
-        assert point["accuracy"] == pytest.approx(right[point["length"]] / scored[point["length"]])
+    curves = [chomsky.accuracy_by_length(model, setup, seed=3, max_length=3, sequences=130, batch_size=size,
+                                         verbose=False) for size in (1, 128)]  # fmt: skip
+    assert [point["length"] for point in curves[0]] == [1, 2, 3]
+    for one, other in zip(*curves):
+        assert one["accuracy"] == pytest.approx(other["accuracy"], abs=1e-12)
 
 
 def test_the_score_is_the_mean_accuracy_beyond_the_training_lengths():
@@ -208,6 +181,27 @@ def test_the_stack_rnn_takes_the_depth_of_its_stack_from_the_command_line(tmp_pa
     assert default.stack_size == 30 and "stack_size" not in default.settings()
     assert RunConfig(task, memory="superposition_stack", stack_size=30).resolved().settings() == default.settings()
     assert RunConfig(task, memory="lstm").resolved().stack_size is None
+
+
+def test_a_stack_rnn_is_measured_again_with_a_stack_that_holds_the_whole_tape(tmp_path, capsys):
+    assert train(tmp_path, "--epochs", "1", "--memory", "superposition_stack", "--stack-size", "2") == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    # reverse_string at the last length, 3: 3 input steps and 3 output steps.
+    whole_tape = results["whole_tape_stack"]
+    assert whole_tape["stack_size"] == 6 and whole_tape["accuracy_by_length"] == chomsky.WHOLE_TAPE_CURVE_FILE
+    record = json.loads((tmp_path / chomsky.WHOLE_TAPE_CURVE_FILE).read_text())
+    assert [point["length"] for point in record["accuracy_by_length"]] == [1, 2, 3]
+    assert (tmp_path / chomsky.WHOLE_TAPE_PLOT_FILE).is_file()
+    assert not (tmp_path / chomsky.WHOLE_TAPE_PROGRESS_FILE).exists()
+    assert "with a stack of 6 vectors" not in capsys.readouterr().out  # no score below length 41
+    # The stack as deep as each tape answers as one deeper than every tape.
+    setup = chomsky.task_setup("chomsky_hierarchy/reverse_string")
+    deep = chomsky.with_stack_size(keras.saving.load_model(tmp_path / "model.keras"), setup, 100)
+    curve = chomsky.accuracy_by_length(deep, setup, results["evaluation"]["seed"], 3, 4, verbose=False)
+    assert curve == record["accuracy_by_length"]
+    # A stack as deep as the tape needs no second measurement, nor does a model without one.
+    assert train(tmp_path / "deep", "--epochs", "1", "--memory", "superposition_stack", "--stack-size", "6") == 0
+    assert "whole_tape_stack" not in json.loads((tmp_path / "deep" / "results.json").read_text())
 
 
 def test_evaluate_redraws_the_curve_and_scores_the_lengths_beyond_training(tmp_path, capsys):
