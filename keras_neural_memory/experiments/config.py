@@ -293,7 +293,9 @@ class RunConfig:
         1
         """
         options = MemoryOptions.from_record(settings)
-        settings = {name: value for name, value in settings.items() if name not in MemoryOptions.option_names()}
+        # The Chomsky protocol's version is the protocol's, not a field of the config.
+        unrecorded = (*MemoryOptions.option_names(), "protocol_version")
+        settings = {name: value for name, value in settings.items() if name not in unrecorded}
         if not protocol_for(settings["task"]).takes_lstm_depth(settings.get("memory", cls.memory)):
             settings["lstm_layers"] = None
         return cls(**settings, memory_options=options).resolved()

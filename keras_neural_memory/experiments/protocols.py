@@ -23,6 +23,7 @@ from keras_neural_memory.experiments import chomsky, data
 from keras_neural_memory.experiments.common import (
     CHOMSKY_PREFIX,
     CHOMSKY_PROTOCOL,
+    CHOMSKY_PROTOCOL_VERSION,
     DEFAULT_BATCH_SIZE,
     DEFAULT_LEARNING_RATE,
     HAO_HIDDEN_SIZE,
@@ -294,6 +295,7 @@ class _ChomskyProtocol(Protocol):
     def recorded(self, record):
         for name, _, _ in self.fixed_options:
             record.pop(name, None)
+        record["protocol_version"] = CHOMSKY_PROTOCOL_VERSION
         return record
 
     def default_output_path(self, config):

@@ -97,9 +97,14 @@ def read_history(path):
 def _as_current(recorded):
     """Settings read from a run's files, as `RunConfig.settings` writes them now; None if they are not settings."""
     try:
-        return RunConfig.from_settings(recorded).settings()
+        current = RunConfig.from_settings(recorded).settings()
     except (TypeError, KeyError, ValueError):
         return None
+    # A protocol's version is the one the run trained with: reading its settings never upgrades it.
+    current.pop("protocol_version", None)
+    if "protocol_version" in recorded:
+        current["protocol_version"] = recorded["protocol_version"]
+    return current
 
 
 def _without_budget(settings):

@@ -48,7 +48,7 @@ def test_a_stored_model_gives_the_outputs_it_gave_when_it_was_saved(name):
     np.testing.assert_allclose(model.predict(stored["inputs"], verbose=0), stored["logits"], rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", FINISHED)
+@pytest.mark.parametrize("name", ["stack_finished", "deque_finished"])
 def test_train_recognises_a_stored_finished_run_and_does_not_retrain_it(name, tmp_path, capsys):
     from keras_neural_memory.experiments import cli, training
     from keras_neural_memory.experiments.config import RunConfig
@@ -61,6 +61,17 @@ def test_train_recognises_a_stored_finished_run_and_does_not_retrain_it(name, tm
     assert (folder / "model.keras").read_bytes() == model
     config = dataclasses.replace(RunConfig.from_settings(json.loads(results)["settings"]), output_dir=str(folder))
     assert training.finished_run(config) == {**json.loads(results), "output_dir": str(folder)}
+
+
+def test_train_does_not_take_a_run_of_the_earlier_chomsky_protocol_for_one_of_the_authors(tmp_path, capsys):
+    from keras_neural_memory.experiments import cli
+
+    folder = _copy("chomsky_finished", tmp_path)
+    results = (folder / "results.json").read_text()
+    assert cli.main(_command("chomsky_finished", folder)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("neural-memory train: error: ") and "other settings" in err and "--overwrite" in err, err
+    assert err.count("\n") == 1 and (folder / "results.json").read_text() == results
 
 
 @pytest.mark.slow
