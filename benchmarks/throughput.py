@@ -49,7 +49,7 @@ def batches_per_second(model, batch, length, steps, rng):
     """Rate of `steps` training steps (`train_on_batch`), after compilation.
 
     `train_on_batch` on prepared arrays times the training step alone. On
-    this 2-core machine `fit`'s `tf.data` threads compete with XLA's, which
+    a 2-core CPU `fit`'s `tf.data` threads compete with XLA's, which
     made rates jump between runs of the same model.
     """
     batches = rng.integers(0, VOCAB, (steps, batch, length)).astype("int32")
