@@ -52,7 +52,6 @@ from keras_neural_memory.experiments import chomsky, cli
 from keras_neural_memory.experiments.cli import list_of, positive_float
 from keras_neural_memory.experiments.common import CHOMSKY_PROTOCOL
 from keras_neural_memory.experiments.config import DEQUE_RECIPE, deque_recipe
-from keras_neural_memory.experiments.files import locked
 from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASK_NAMES
 
 #: The six tasks where the kind of memory should matter: deterministic context-free, then context-sensitive.
@@ -179,8 +178,7 @@ def main(argv=None):
         settings = cli.train_config(cli.parser().parse_args(argv)).resolved().settings()
         recorded = [r for r in read_rows(record_path) if row_key(r) == (task, model, seed) and r["settings"] == settings]
         row = recorded[0] if recorded else run_row(task, model, seed, argv, shown, folder)
-        with locked(record_path):
-            add_row(record_path, row, key=row_key)
+        add_row(record_path, row, key=row_key)  # under the record's lock
         print(f"{task} {model} seed {seed}: {score_line(row)}", flush=True)
     return 0
 
