@@ -24,7 +24,7 @@ tape ("whole_tape_stack"). The models:
 Each run is its own `neural-memory train` process. Every run resumes where
 it stopped and a finished run is not retrained (`train`'s guarantees), nor
 is a run that the record holds with the same settings, even without its
-folder; so starting the same command again, in this session or another,
+folder; so starting the same command again, at any later time,
 only does what is missing. `--shard I/N` takes every N-th run of the
 ordered list (seeds, then tasks, then models), from the I-th: N processes
 with shards 1/N ... N/N share the work (one per core, each pinned with

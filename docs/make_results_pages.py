@@ -42,6 +42,7 @@ import math
 import os
 import pathlib
 import re
+import statistics
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -169,11 +170,9 @@ def learned_cell(values):
     """
     from keras_neural_memory.experiments.common import learns
 
-    values = sorted(values)
     k = sum(learns(value) for value in values)
-    middle = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
-    spread = f" ({values[0]:.2f}-{values[-1]:.2f})" if len(values) > 1 else ""
-    return f"{k}/{len(values)} · {middle:.2f}{spread}"
+    spread = f" ({min(values):.2f}-{max(values):.2f})" if len(values) > 1 else ""
+    return f"{k}/{len(values)} · {statistics.median(values):.2f}{spread}"
 
 
 def default_table(rows, page_dir=ROOT):
