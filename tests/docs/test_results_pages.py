@@ -105,3 +105,111 @@ def test_docs_state_results_not_their_story(path):
         if DIARY.search(line)
     ]
     assert not found, f"{path.relative_to(ROOT)} tells how its results were produced:\n" + "\n".join(found)
+
+
+# ------------------------------------------------------- numbers quoted in prose
+
+NUMBER = r"\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?"
+# A quoted number: a rate (5e-3), a count (9 of 10), or a number or range with an optional unit.
+QUOTE = re.compile(
+    rf"""(?<![\w.,§-])(?:
+        (?P<rate>\d+(?:\.\d+)?e-\d+)\b
+      | (?P<count>\d+)\s+(?:seeds?\s+)?of\s+(?:the\s+|its\s+|their\s+)?(?P<total>\d+)(?![.,]?\d)
+      | (?P<low>{NUMBER})(?:\s?-\s?(?P<high>{NUMBER}))?(?![.,]?\d)(?P<unit>\s?%|x\b|\s?h\b)?
+    )""",
+    re.X,
+)
+# A generated part: make_results_pages.py's blocks, and a benchmark's (benchmarks/marked_part.py).
+GENERATED = re.compile(
+    r"<!-- begin generated: (?P<name>\S+) -->.*?<!-- end generated: (?P=name) -->"
+    r"|<!-- Written by (?P<writer>.+?) down to the closing marker; the text around it is kept\. -->"
+    r".*?<!-- End of the part written by (?P=writer)\. -->",
+    re.S,
+)
+# Code, HTML comments, link targets and versions.
+NOT_PROSE = re.compile(
+    r"```.*?```|`[^`\n]*`|<!--.*?-->|\]\([^)\s]*\)"
+    r"|\b(?:Python|Keras|TensorFlow|JAX|TFDS|Apache)\s*(?:≥\s*)?\d+(?:\.\d+)+",
+    re.S,
+)
+PAIR = re.compile(r"(?<![\w.,])(\d+)\s*(?:/|of)\s*(\d+)(?![.,]?\d)")
+# (page, number) quoted that is no result.
+NOT_RESULTS = {
+    ("docs/results.md", "475 of 500"),  # the bar's arithmetic: 0.95 of the 500 test strings
+}
+
+
+def _generated_spans(text, hand_written):
+    spans = [match.span() for match in GENERATED.finditer(text)]
+    if hand_written in text:
+        spans.append((0, text.index(hand_written)))
+    return spans
+
+
+def _blanked(text, spans):
+    """`text` with `spans` blanked, newlines kept: offsets and line numbers stay those of `text`."""
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = re.sub(r"[^\n]", " ", text[start:end])
+    return "".join(chars)
+
+
+def _quoted(match):
+    """(as written, as looked up) of each number of a `QUOTE` match: ('5e-3', '0.005'), ('55 %', '55%')."""
+    if match["rate"]:
+        return [(match["rate"], f"{float(match['rate']):g}")]
+    if match["count"]:
+        return [(" ".join(match.group(0).split()), f"{match['count']} of {match['total']}")]
+    unit = match["unit"] or ""
+    numbers = [number for number in (match["low"], match["high"]) if number]
+    if unit or any("." in number for number in numbers):
+        return [(number + unit, number + unit.strip()) for number in numbers]
+    return []
+
+
+def _written(value):
+    """Every way the numbers in `value` (a record: nested dicts and lists) may be written on a page."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return {form for item in value for form in _written(item)}
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return set()
+    return {f"{value:.1f}", f"{value:.2f}", f"{value:.3f}", f"{value:g}", f"{100 * value:.0f}%", f"{100 * value:.1f}%"}
+
+
+def held_numbers(records, generated_parts):
+    """Every number a quote may find, as `_quoted` looks it up: the records' and the generated parts'."""
+    held = _written(list(records))
+    for part in generated_parts:
+        held.update(key for match in QUOTE.finditer(part) for _, key in _quoted(match))
+        held.update(f"{count} of {total}" for count, total in PAIR.findall(part))
+    return held
+
+
+def unfound_quotes(pages, held, hand_written, not_results=()):
+    """`page:line: number (the line)` of every number the prose of `pages` ({name: text}) quotes, not in `held`."""
+    unfound = []
+    for name, text in pages.items():
+        skipped = _generated_spans(text, hand_written) + [match.span() for match in NOT_PROSE.finditer(text)]
+        for match in QUOTE.finditer(_blanked(text, skipped)):
+            for written, key in _quoted(match):
+                if key not in held and (name, key) not in not_results:
+                    line = text.count("\n", 0, match.start()) + 1
+                    unfound.append(f"{name}:{line}: {written} ({text.splitlines()[line - 1].strip()})")
+    return unfound
+
+
+def test_a_made_up_number_is_reported(generator):
+    page = (
+        "<!-- begin generated: matrix -->\n| copy | 0.95 · 2/3 runs | 1.44x |\n<!-- end generated: matrix -->\n"
+        "The Queue-LSTM learns copy in 2 of 3 runs at 5e-3 (test coarse 0.946, 94.6 %, `--seed 0.9137`).\n"
+        "It reaches test coarse 0.9137 at 7e-3,\nand learns in 7 of\n9 runs at 1.44-1.5x the speed.\n"
+    )
+    held = held_numbers([{"test_coarse": 0.946, "learning_rate": 0.005}], [page.split("The Queue")[0]])
+    assert unfound_quotes({"page.md": page}, held, generator.HAND_WRITTEN) == [
+        "page.md:5: 0.9137 (It reaches test coarse 0.9137 at 7e-3,)",
+        "page.md:5: 7e-3 (It reaches test coarse 0.9137 at 7e-3,)",
+        "page.md:6: 7 of 9 (and learns in 7 of)",
+        "page.md:7: 1.5x (9 runs at 1.44-1.5x the speed.)",
+    ]
