@@ -7,7 +7,9 @@
 * the README and docs/results.md stay short, no image lies directly in
   docs/, and every figure under docs/results/figures/ is named after its
   run and shown on a page;
-* the docs state results, never the story of how they were produced.
+* the docs state results, never the story of how they were produced;
+* the prose of the README, docs/results.md and the task pages quotes no
+  number that no record or generated table holds.
 """
 
 import importlib.util
@@ -198,6 +200,54 @@ def unfound_quotes(pages, held, hand_written, not_results=()):
                     line = text.count("\n", 0, match.start()) + 1
                     unfound.append(f"{name}:{line}: {written} ({text.splitlines()[line - 1].strip()})")
     return unfound
+
+
+def test_every_number_quoted_in_the_results_prose_is_held_by_a_record_or_table(generator):
+    """The prose of the README, docs/results.md and each task page quotes only what a record or table holds.
+
+    The prose is the text outside the generated parts, code, HTML comments, link targets and
+    versions (`Python ≥ 3.10`, `Apache 2.0`). A number it quotes is:
+
+    * a decimal: `0.98`, `0.946`, `12.0`, and each end of a range such as `0.99-1.00`;
+    * a percentage, a ratio or a duration in hours, integer or decimal: `55 %`, `98.7%`,
+      `1.62-1.64x`, `0.39 h` (the unit of a range is both ends'), found only in its unit;
+    * a rate in scientific notation, `5e-3`, found as its value, 0.005;
+    * a count in digits, `9 of 10`, `9 of the 10`, `1 seed of 3`, found as the pair: `9/10`,
+      `9 / 10` or `9 of 10` in a generated part.
+
+    Integers alone (lengths `17-32`, budgets `3,000 batches`, seeds, years, `§4.1`, `Table 2`)
+    and counts in words (`none of its 10`, `two of three`) are not checked.
+
+    A quoted number is found, at its own precision (`0.950` is not `0.95`), in:
+
+    * every number of every record under docs/results/ (`*.json`, recursively) as the pages
+      write them: with 1, 2 or 3 decimals, as `:g`, and times 100 as a percentage with 0 or 1
+      decimal (no record holds a ratio or hours: those are found in a generated part only);
+    * the paper's figures the package holds: `reproduce.PAPER_TEST` (Table 2) and
+      `config.PAPER_LEARNING_RATES` (the paper's grid);
+    * every number and `k/n` pair of a generated part of any results page: the blocks between
+      `<!-- begin generated: NAME -->` and `<!-- end generated: NAME -->`, a task page above
+      `HAND_WRITTEN`, a benchmark's part between `<!-- Written by ... -->` and `<!-- End of
+      the part written by ... -->`.
+
+    The records hold thousands of accuracies, so every accuracy with 2 or 3 decimals, every
+    percentage with 0 or 1 decimal and every count `k of n` with n up to 4 or 10 is held somewhere: this
+    catches a ratio, an hour, a number above 1, a finer number or a rarer count that no record
+    or table holds, not a wrong figure among those.
+    """
+    import json
+
+    from keras_neural_memory.experiments import config, reproduce
+
+    every_page = [ROOT / "README.md", DOCS / "results.md", *sorted(generator.RESULTS.glob("*.md"))]
+    texts = {path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8") for path in every_page}
+    records = [json.loads(path.read_text()) for path in sorted(generator.RESULTS.rglob("*.json"))]
+    records += [reproduce.PAPER_TEST, config.PAPER_LEARNING_RATES]
+    generated = [text[start:end] for text in texts.values() for start, end in _generated_spans(text, generator.HAND_WRITTEN)]
+    quoting = ["README.md", "docs/results.md", *(f"docs/results/{task}.md" for task in generator.TASKS)]
+    held = held_numbers(records, generated)
+    unfound = unfound_quotes({name: texts[name] for name in quoting}, held, generator.HAND_WRITTEN, NOT_RESULTS)
+    assert not unfound, "numbers quoted on the results pages that no record or generated table holds:\n" + "\n".join(unfound)
 
 
 def test_a_made_up_number_is_reported(generator):
