@@ -1,4 +1,4 @@
-"""Reproduces Table 1 of Hao et al. (2018) with this package, and one training aid.
+"""Reproduces Table 1 of Hao et al. (2018) with this package, and two training aids.
 
 Experiments 1-4 of §5: every condition of Table 1, trained as in the paper
 (800 training pairs, batch 10, a development set of 100, early stopping
@@ -10,34 +10,34 @@ Then, beyond the paper: the strength regulariser of the authors'
 reference code on parenthesis prediction, with and without, same seeds;
 and strength noise (`BufferedStackRNN(strength_noise=...)`) on the buffered
 linear network's reversal and XOR rows, against the same rows of the table.
+`--output-offset 1` trains the buffered rows with the output buffer read as
+in Hao et al.'s reference code.
 
 The data come from `tfds_tasks` (`generators.generate(task, "default")`),
 identical for every trial; a trial's seed sets the weights and the batch
-order. Prints the table beside the paper's and writes `docs/results/hao.md`:
-the tables between its two marker lines are regenerated, the text before
-and after them is kept.
-
-Every finished trial is kept in `--trials-file` (written atomically), keyed
-by everything that decides its result: a run that is stopped resumes with
-the next unfinished trial when the same command is run again.
+order. Every finished trial is a row of the record `--record`
+(`docs/results/hao_runs.json`), keyed by everything that decides its result
+(`hao_table.row_key`) and merged into what is on disk under its lock: a run
+that is stopped resumes with the next unfinished trial when the same command
+is run again. The page `docs/results/hao.md` is written from the record
+(`hao_table.page_parts`) between its two marker lines; the text around them
+is kept. `docs/make_results_pages.py` writes and checks the same part.
 
 Usage:
 
-    python benchmarks/reproduce_hao.py                     # the doc's run
-    python benchmarks/reproduce_hao.py --quick --output /tmp/quick.md   # smoke run, a minute
+    python benchmarks/reproduce_hao.py --trials 10                  # the page's table and both aids
+    python benchmarks/reproduce_hao.py --trials 10 --only cumulative_xor,string_reversal \\
+        --skip-aid --skip-noise --output-offset 1                    # the read-off comparison
+    python benchmarks/reproduce_hao.py --quick --record /tmp/hao.json --output /tmp/hao.md  # smoke run, a minute
 
 Runs on the JAX backend unless KERAS_BACKEND says otherwise (faster on CPU
 for these tiny models).
 """
 
 import argparse
-import collections
-import functools
-import json
 import os
 import pathlib
 import platform
-import statistics
 import sys
 import time
 
@@ -46,36 +46,15 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+from hao_table import CONDITIONS, RECORD, TITLE, WRITER, XOR_TASKS, regulariser_condition, report, row_key, table_condition  # noqa: E402
 from keras_neural_memory import BufferedStackRNN, LinearController  # noqa: E402
-from keras_neural_memory.experiments.run_folder import write_atomically  # noqa: E402
 from keras_neural_memory.metrics import MaskedAccuracy  # noqa: E402
 from keras_neural_memory.models import build_hao_model  # noqa: E402
+from marked_part import write_part  # noqa: E402
+from study_record import add_row, read_rows  # noqa: E402
 from tfds_tasks import Layout, generators, make_aligned_sequence  # noqa: E402
 
-# (label, task, buffered, controller, stack, paper train min/med/max, paper test min/med/max)
-CONDITIONS = [
-    ("Reversal", "string_reversal", False, "linear", True, (49.9, 100.0, 100.0), (49.3, 100.0, 100.0)),
-    ("Reversal", "string_reversal", True, "linear", True, (55.3, 98.7, 99.4), (49.5, 60.4, 74.7)),
-    ("Reversal", "string_reversal", False, "lstm", True, (81.2, 89.3, 94.4), (67.2, 71.0, 73.7)),
-    ("Reversal", "string_reversal", False, "lstm", False, (83.0, 86.5, 92.5), (64.8, 68.6, 73.3)),
-    ("XOR", "cumulative_xor", False, "linear", True, (51.1, 53.5, 54.4), (50.7, 51.9, 51.9)),
-    ("XOR", "cumulative_xor", False, "lstm", True, (100.0, 100.0, 100.0), (99.7, 100.0, 100.0)),
-    ("XOR", "cumulative_xor", True, "linear", True, (51.0, 99.8, 100.0), (50.4, 96.0, 99.1)),
-    ("Delayed XOR", "delayed_xor", False, "linear", True, (100.0, 100.0, 100.0), (100.0, 100.0, 100.0)),
-    ("Parenthesis", "parenthesis_prediction", False, "linear", True, (72.8, 97.0, 99.3), (59.9, 80.3, 83.2)),
-    ("Parenthesis", "parenthesis_prediction", False, "linear", False, (70.0, 71.8, 73.3), (59.9, 60.5, 60.7)),
-    ("Parenthesis", "parenthesis_prediction", False, "lstm", True, (100.0, 100.0, 100.0), (85.8, 86.8, 88.9)),
-    ("Parenthesis", "parenthesis_prediction", False, "lstm", False, (100.0, 100.0, 100.0), (83.5, 85.8, 88.0)),
-    ("Formula", "boolean_formula", False, "linear", True, (87.4, 92.0, 97.3), (87.8, 91.2, 96.2)),
-    ("Formula", "boolean_formula", False, "lstm", True, (98.0, 98.7, 99.4), (96.8, 97.7, 98.4)),
-    ("Formula", "boolean_formula", False, "lstm", False, (95.4, 98.5, 99.3), (95.3, 97.6, 98.4)),
-    ("Agreement", "subject_auxiliary_agreement", False, "linear", True, (53.3, 73.5, 93.9), (51.8, 68.8, 85.8)),
-    ("Agreement", "subject_auxiliary_agreement", False, "lstm", True, (95.6, 98.5, 99.7), (82.4, 88.8, 91.2)),
-    ("Agreement", "subject_auxiliary_agreement", False, "lstm", False, (96.2, 98.1, 100.0), (83.7, 88.2, 90.6)),
-]
-
-XOR_TASKS = ("cumulative_xor", "delayed_xor")
-
+MACHINE = f"an {platform.machine()} CPU with {os.cpu_count()} cores"
 
 def encode(examples, source_size, target_size, length):
     """Aligned-layout arrays, padded to `length` so that one compilation serves a split."""
@@ -101,34 +80,6 @@ def load_task(task):
         "test": encode(splits["test"], source_size, target_size, test_length),
     }
     return source_size, target_size, data
-
-
-@functools.cache
-def memoryless_accuracy(task):
-    """The best accuracy, in %, of any predictor that sees only the current input symbol.
-
-    Fitted on the training split (the majority target of each source
-    symbol at the scored positions) and measured on each split. On the
-    training split no predictor that sees only the current symbol does
-    better, so this is the floor a memory must beat; it depends on the
-    data alone.
-    """
-    splits = generators.generate(task, "default")
-    counts = collections.defaultdict(collections.Counter)
-    for scored, target in scored_pairs(splits["train"]):
-        counts[scored][target] += 1
-    rule = {symbol: counter.most_common(1)[0][0] for symbol, counter in counts.items()}
-    accuracy = {}
-    for split in ("train", "validation", "test"):
-        pairs = list(scored_pairs(splits[split]))
-        accuracy[split] = 100.0 * sum(rule.get(symbol) == target for symbol, target in pairs) / len(pairs)
-    return accuracy
-
-
-def scored_pairs(examples):
-    for example in examples:
-        mask = example.eval_mask or (1,) * len(example.target)
-        yield from ((s, t) for s, t, scored in zip(example.source, example.target, mask) if scored)
 
 
 def build_buffered(
@@ -190,47 +141,42 @@ def train_and_test(model, data, max_epochs, learning_rate):
     }
 
 
-class TrialStore:
-    """Finished trials in a JSON file, rewritten atomically after each one.
+class Trials:
+    """Runs each trial that the record lacks, and adds it as a row; returns every trial's row."""
 
-    A trial is keyed by everything that decides its result, so a run that is
-    killed and run again with the same arguments trains only the trials
-    it had not finished, and a run with other arguments trains its own.
-    """
+    def __init__(self, args, command):
+        self.args, self.command = args, command
+        self.record = pathlib.Path(args.record)
+        self.rows = {row_key(row): row for row in read_rows(self.record)}
 
-    def __init__(self, path):
-        self.path = pathlib.Path(path)
-        self.trials = json.loads(self.path.read_text()) if self.path.exists() else {}
-
-    def run(self, key, train):
-        if key not in self.trials:
-            start = time.time()
-            self.trials[key] = {**train(), "seconds": time.time() - start}
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(self.path, json.dumps(self.trials, indent=1, sort_keys=True))
-        return self.trials[key]
-
-
-def trial_key(args, seed, **condition):
-    settings = {"lr": args.learning_rate, "max_epochs": args.max_epochs, "seed": seed, **condition}
-    return ",".join(f"{name}={value}" for name, value in sorted(settings.items()))
-
-
-def summary(values):
-    return (min(values), statistics.median(values), max(values))
+    def run(self, condition, build, data):
+        """The rows of `condition` for every seed, trained (one at a time, each then recorded) where missing."""
+        rows = []
+        for seed in range(self.args.trials):
+            row = {**condition, "seed": seed, "learning_rate": self.args.learning_rate, "max_epochs": self.args.max_epochs}
+            if row_key(row) not in self.rows:
+                start = time.time()
+                keras.utils.set_random_seed(seed)
+                try:
+                    row.update(train_and_test(build(), data, self.args.max_epochs, self.args.learning_rate))
+                finally:
+                    keras.backend.clear_session()
+                row.update(seconds=time.time() - start, command=self.command, backend=keras.backend.backend(),
+                           machine=MACHINE)  # fmt: skip
+                add_row(self.record, row, row_key)
+                self.rows[row_key(row)] = row
+            rows.append(self.rows[row_key(row)])
+        return rows
 
 
-def fmt(triple):
-    return " ".join(f"{v:5.1f}" for v in triple)
+def summary_text(rows, name):
+    values = sorted(r[name] for r in rows)
+    return f"{values[0]:5.1f} {values[len(values) // 2]:5.1f} {values[-1]:5.1f}"
 
 
-def within(value, paper):
-    return paper[0] <= round(value, 1) <= paper[2]
-
-
-def main(argv=None):
+def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trials", type=int, default=10, help="trials per condition (paper: 10)")
+    parser.add_argument("--trials", type=int, default=10, help="trials per condition, seeds 0 to N-1 (paper: 10)")
     parser.add_argument("--quick", action="store_true", help="1 trial, 2 epochs, 2 conditions: a smoke run")
     parser.add_argument(
         "--max-epochs", type=int, default=100,
@@ -252,13 +198,11 @@ def main(argv=None):
     parser.add_argument("--skip-noise", action="store_true", help="skip the strength-noise comparison")
     parser.add_argument(
         "--skip-table", action="store_true",
-        help="train only the comparisons (whose noise-free rows still come from, and go to, the same trials file)",
+        help="train only the comparisons (whose noise-free rows still come from, and go to, the same record)",
     )  # fmt: skip
-    parser.add_argument("--output", default="docs/results/hao.md", help="markdown report ('' to skip)")
-    parser.add_argument(
-        "--trials-file", default="runs/hao/trials.json",
-        help="finished trials, kept so that a stopped run resumes where it stopped (keep it out of git)",
-    )  # fmt: skip
+    parser.add_argument("--record", default=str(RECORD), help="the JSON record of every finished trial")
+    parser.add_argument("--output", default="docs/results/hao.md", help="the page written from the record ('' to skip)")
+    parser.add_argument("--page-only", action="store_true", help="write the page from the record; train nothing")
     args = parser.parse_args(argv)
     if args.trials < 1:
         parser.error(f"--trials must be at least 1; received {args.trials}")
@@ -270,245 +214,70 @@ def main(argv=None):
     if args.only and not set(args.only.split(",")) <= tasks_known:
         unknown = sorted(set(args.only.split(",")) - tasks_known)
         parser.error(f"--only names unknown tasks {unknown}; choose from {sorted(tasks_known)}")
-    trials, conditions = args.trials, CONDITIONS
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    command = " ".join(["python benchmarks/reproduce_hao.py", *(argv if argv is not None else sys.argv[1:])])
+    conditions = CONDITIONS
     if args.quick:
-        trials, args.max_epochs = 1, 2
+        args.trials, args.max_epochs = 1, 2
         conditions = [CONDITIONS[1], CONDITIONS[10]]
     if args.only:
         conditions = [c for c in conditions if c[1] in args.only.split(",")]
     if args.skip_table:
         conditions = []
-    store = TrialStore(args.trials_file)
-    seeds = list(range(trials))
-    start = time.time()
+    if args.page_only:
+        conditions, args.skip_aid, args.skip_noise = [], True, True
+    trials = Trials(args, command)
     tasks = {}
-    rows = []
-    print(
-        f"{'task':<12}{'buf':>4} {'ctrl':<7}{'stack':<6}| ours train min/med/max | ours test min/med/max "
-        f"| paper train min/med/max | paper test min/med/max | epochs | s/trial"
-    )
-    for label, task, buffered, controller, stack, paper_train, paper_test in conditions:
+
+    def data_of(task):
         if task not in tasks:
             tasks[task] = load_task(task)
-        source_size, target_size, data = tasks[task]
+        return tasks[task]
+
+    start = time.time()
+    for label, task, buffered, controller, stack, *_ in conditions:
+        source_size, target_size, data = data_of(task)
         width = 6 if task in XOR_TASKS else 2
-        offset = args.output_offset if buffered else 0
 
         def build():
             if buffered:
-                return build_buffered(source_size, target_size, controller, width, output_offset=offset)
+                return build_buffered(source_size, target_size, controller, width, output_offset=args.output_offset)
             return build_hao_model(Layout("aligned", source_size, target_size), controller=controller, stack=stack, memory_width=width)
 
-        results = []
-        for seed in seeds:
-            key = trial_key(args, seed, task=task, buffered=buffered, controller=controller, stack=stack, offset=offset)
-            results.append(store.run(key, lambda: seeded_trial(seed, build, data, args)))
-        row = (label, buffered, controller, stack, results, paper_train, paper_test, task)
-        rows.append(row)
-        train, test, epochs = ([r[name] for r in results] for name in ("train", "test", "epochs"))
-        print(
-            f"{label:<12}{'yes' if buffered else 'no':>4} {controller:<7}{'yes' if stack else 'no':<6}| "
-            f"{fmt(summary(train)):>22} | {fmt(summary(test)):>21} | {fmt(paper_train):>23} | "
-            f"{fmt(paper_test):>22} | {min(epochs)}-{max(epochs)} | {mean_seconds(results):.0f}",
-            flush=True,
-        )
-        if args.output:  # rewritten after every row, so an interrupted run still leaves its table
-            write_report(args, rows, [], trials, seeds, partial=True)
-    aid = []
+        rows = trials.run(table_condition(task, buffered, controller, stack, args.output_offset), build, data)
+        print(f"{label:<12} buffered {buffered!s:<5} {controller:<6} stack {stack!s:<5} train {summary_text(rows, 'train')}"
+              f"  test {summary_text(rows, 'test')}", flush=True)  # fmt: skip
     if not args.skip_aid:
-        source_size, target_size, data = tasks.get("parenthesis_prediction") or load_task("parenthesis_prediction")
-        print("\n§3: strength regulariser on parenthesis prediction, LSTM(10) + stack, unbuffered")
+        source_size, target_size, data = data_of("parenthesis_prediction")
         for weight in (0.0, args.regularization):
 
             def build():
-                return build_buffered(
-                    source_size, target_size, "lstm", 2, strength_regularization=weight, buffered=False
-                )  # fmt: skip
+                return build_buffered(source_size, target_size, "lstm", 2, strength_regularization=weight, buffered=False)
 
-            results = []
-            for seed in seeds:
-                key = trial_key(args, seed, task="parenthesis_prediction", regulariser=weight)
-                results.append(store.run(key, lambda: seeded_trial(seed, build, data, args)))
-            aid.append((weight, results))
-            test = [r["test"] for r in results]
-            print(
-                f"weight {weight:g}: train {fmt(summary([r['train'] for r in results]))}  test {fmt(summary(test))}  "
-                f"(per seed test: {', '.join(f'{v:.1f}' for v in test)})",
-                flush=True,
-            )
-    noise = []
+            rows = trials.run(regulariser_condition(weight), build, data)
+            print(f"regulariser {weight:g}: train {summary_text(rows, 'train')}  test {summary_text(rows, 'test')}", flush=True)
     if not args.skip_noise:
-        noise = compare_strength_noise(args, store, seeds, rows, tasks)
-    elapsed = time.time() - start
-    print(f"\ntotal {elapsed / 60:.1f} min, {trials} trial(s) per condition, seeds {seeds}")
-    if args.output:
-        write_report(args, rows, aid, trials, seeds, noise=noise)
-
-
-def compare_strength_noise(args, store, seeds, rows, tasks):
-    """Buffered linear rows with `--strength-noise` against the table's own (noise 0).
-
-    Same seeds, data and protocol as the table; the noise-free trials are
-    the table's (the same keys), so they are trained once.
-    Returns `[(label, noise, results)]`.
-    """
-    compared = []
-    buffered_rows = [c for c in CONDITIONS if c[2] and c[3] == "linear"]
-    if args.only:
-        buffered_rows = [c for c in buffered_rows if c[1] in args.only.split(",")]
-    print(f"\nStrength noise {args.strength_noise:g} on the buffered linear network")
-    for label, task, *_ in buffered_rows:
-        if task not in tasks:
-            tasks[task] = load_task(task)
-        source_size, target_size, data = tasks[task]
-        width = 6 if task in XOR_TASKS else 2
-        for sigma in (0.0, args.strength_noise):
+        buffered_rows = [c for c in conditions if c[2] and c[3] == "linear"]
+        for label, task, *_ in buffered_rows:
+            source_size, target_size, data = data_of(task)
+            width = 6 if task in XOR_TASKS else 2
 
             def build():
-                return build_buffered(
-                    source_size, target_size, "linear", width, output_offset=args.output_offset, strength_noise=sigma
-                )  # fmt: skip
+                return build_buffered(source_size, target_size, "linear", width, output_offset=args.output_offset,
+                                      strength_noise=args.strength_noise)  # fmt: skip
 
-            results = []
-            for seed in seeds:
-                condition = dict(task=task, buffered=True, controller="linear", stack=True, offset=args.output_offset)
-                if sigma:
-                    condition["strength_noise"] = sigma
-                key = trial_key(args, seed, **condition)
-                results.append(store.run(key, lambda: seeded_trial(seed, build, data, args)))
-            compared.append((label, sigma, results))
-            test = [r["test"] for r in results]
-            print(
-                f"{label} noise {sigma:g}: train {fmt(summary([r['train'] for r in results]))}  "
-                f"test {fmt(summary(test))}  (per seed test: {', '.join(f'{v:.1f}' for v in test)})",
-                flush=True,
-            )
-    return compared
-
-
-def seeded_trial(seed, build, data, args):
-    keras.utils.set_random_seed(seed)
-    try:
-        return train_and_test(build(), data, args.max_epochs, args.learning_rate)
-    finally:
-        keras.backend.clear_session()
-
-
-def mean_seconds(results):
-    return statistics.mean(r["seconds"] for r in results)
-
-
-GENERATED_BEGIN = "<!-- Written by benchmarks/reproduce_hao.py down to the closing marker; the text around it is kept. -->"
-GENERATED_END = "<!-- End of the part written by benchmarks/reproduce_hao.py. -->"
-DEFAULT_HEAD = "# Hao et al. (2018) Table 1, reproduced with keras-neural-memory\n\n"
-
-
-def write_report(args, rows, aid, trials, seeds, partial=False, noise=()):
-    """Writes the tables between `GENERATED_BEGIN` and `GENERATED_END` in `args.output`.
-
-    The hand-written text before and after the two markers is kept; a file
-    without them is replaced.
-    """
-    command = "python benchmarks/reproduce_hao.py " + " ".join(sys.argv[1:])
-    machine = f"an {platform.machine()} CPU with {os.cpu_count()} cores"
-    lines = [
-        "## Table 1",
-        "",
-        *(["**Partial: the run was still going (or was interrupted) when this was written.**", ""] if partial else []),
-        f"- Command: `{command}` (backend: {keras.backend.backend()}); s/trial measured on {machine}.",
-        f"- Trials per condition: **{trials}** (the paper: 10), seeds {seeds} (weights and batch order; "
-        "the data are the same for every trial: `tfds_tasks.generators.generate(task, 'default')`).",
-        f"- Training: Adam, learning rate {args.learning_rate}, batch 10, 800 training pairs, early stopping "
-        "when 5 epochs bring no new best development accuracy (100 pairs), as in the paper's §5, with a guard "
-        f"of {args.max_epochs} epochs; loss and accuracy on the scored positions only (the tasks' eval masks). "
-        "LSTM state 10, stack vectors 2 (6 for XOR). Test: 1000 longer strings (`tfds_tasks` test regimes).",
-        "- \"train\" is the accuracy on the training set during the last epoch (the paper's left block: "
-        "accuracy \"during the last epoch of the training phase\"), \"dev\" the development accuracy after "
-        "it, \"test\" the final test accuracy; in %, per scored symbol. \"in range\" says whether this run's "
-        "median lies within the paper's min-max, for train and for test.",
-        f"- Buffered rows: `BufferedStackRNN(LinearController(), steps_per_input=2, output_offset={args.output_offset})`. "
-        "Unbuffered rows: `keras_neural_memory.models.build_hao_model`.",
-        "",
-        "| Task | Buffered | Controller | Stack | ours train min | med | max | dev med | ours test min | med | max "
-        "| paper train min | med | max | paper test min | med | max | in range | epochs | s/trial |",
-        "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|",
-    ]
-    for label, buffered, controller, stack, results, paper_train, paper_test, _ in rows:
-        train, dev, test, epochs = ([r[name] for r in results] for name in ("train", "dev", "test", "epochs"))
-        cells = [label, "Yes" if buffered else "No", controller.upper() if controller == "lstm" else "Linear"]
-        cells.append("Yes" if stack else "No")
-        cells += [f"{v:.1f}" for v in (*summary(train), statistics.median(dev), *summary(test))]
-        cells += [f"{v:.1f}" for v in (*paper_train, *paper_test)]
-        in_range = (within(statistics.median(train), paper_train), within(statistics.median(test), paper_test))
-        cells.append(" / ".join("yes" if ok else "**no**" for ok in in_range))
-        cells += [f"{min(epochs)}-{max(epochs)}", f"{mean_seconds(results):.0f}"]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "The best accuracy without memory (`memoryless_accuracy`): the majority target of each input symbol, "
-        "fitted on the training pairs and measured on each split. It depends on the data alone; on the "
-        "training pairs no network that sees only the current symbol (the linear controller without a stack) "
-        "does better.",
-        "",
-        "| Task | train | dev | test |",
-        "|---|--:|--:|--:|",
-    ]
-    for task in dict.fromkeys(row[7] for row in rows):
-        accuracy = memoryless_accuracy(task)
-        label = next(row[0] for row in rows if row[7] == task)
-        lines.append(f"| {label} | " + " | ".join(f"{accuracy[s]:.1f}" for s in ("train", "validation", "test")) + " |")
-    if aid:
-        lines += [
-            "",
-            "## Beyond the paper: the strength regulariser",
-            "",
-            "`BufferedStackRNN(..., strength_regularization=w)` adds `w * mean(1 / (1 + (3.25 s - 1.625)^12))` "
-            "over the stack's push and pop strengths (and the buffer gates when buffered): the penalty of Hao "
-            "et al.'s reference code, 1 at s = 0.5 and about 0.003 at 0 and 1. It discourages half pushes and "
-            "half pops, the \"stack as unstructured memory\" behaviour of §6. Measured on parenthesis "
-            "prediction with an LSTM(10) controller and a stack (`buffered=False`, i.e. the standard network "
-            "of §2.1-2.2), same seeds and data with and without:",
-            "",
-            "| weight | train min | med | max | test min | med | max | test per seed | epochs | s/trial |",
-            "|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|",
-        ]
-        for weight, results in aid:
-            train, test, epochs = ([r[name] for r in results] for name in ("train", "test", "epochs"))
-            lines.append(
-                f"| {weight:g} | " + " | ".join(f"{v:.1f}" for v in (*summary(train), *summary(test)))
-                + f" | {', '.join(f'{v:.1f}' for v in test)} | {min(epochs)}-{max(epochs)} "
-                f"| {mean_seconds(results):.0f} |"
-            )
-    if noise:
-        lines += [
-            "",
-            "## Beyond the paper: strength noise on the buffered network",
-            "",
-            f"`BufferedStackRNN(..., strength_noise={args.strength_noise:g})` adds Gaussian noise of that standard "
-            "deviation, while training only, to the logits of the stack's push and pop strengths and of the "
-            "buffer gates `i_t` and `o_t`. The buffered linear network's rows of the table above, with and "
-            "without, same seeds, data and protocol (the noise-free rows are the table's):",
-            "",
-            "| Task | noise | train min | med | max | dev med | test min | med | max | test per seed | epochs |",
-            "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|",
-        ]
-        for label, sigma, results in noise:
-            train, dev, test, epochs = ([r[name] for r in results] for name in ("train", "dev", "test", "epochs"))
-            lines.append(
-                f"| {label} | {sigma:g} | "
-                + " | ".join(f"{v:.1f}" for v in (*summary(train), statistics.median(dev), *summary(test)))
-                + f" | {', '.join(f'{v:.1f}' for v in test)} | {min(epochs)}-{max(epochs)} |"
-            )
-    output = pathlib.Path(args.output)
-    head, tail = DEFAULT_HEAD, "\n"
-    text = output.read_text() if output.exists() else ""
-    if GENERATED_BEGIN in text and GENERATED_END in text.split(GENERATED_BEGIN, 1)[1]:
-        head, rest = text.split(GENERATED_BEGIN, 1)
-        tail = rest.split(GENERATED_END, 1)[1]
-    output.parent.mkdir(parents=True, exist_ok=True)
-    body = "\n".join(lines)
-    write_atomically(output, f"{head}{GENERATED_BEGIN}\n\n{body}\n\n{GENERATED_END}{tail}")
-    print(f"wrote {args.output}")
+            condition = table_condition(task, True, "linear", True, args.output_offset, args.strength_noise)
+            rows = trials.run(condition, build, data)
+            print(f"{label} strength noise {args.strength_noise:g}: train {summary_text(rows, 'train')}"
+                  f"  test {summary_text(rows, 'test')}", flush=True)  # fmt: skip
+    print(f"\ntotal {(time.time() - start) / 60:.1f} min, {args.trials} trial(s) per condition")
+    if args.output:
+        write_part(pathlib.Path(args.output), WRITER, report(read_rows(pathlib.Path(args.record))), TITLE)
+        print(f"wrote {args.output}")
 
 
 if __name__ == "__main__":
