@@ -126,7 +126,8 @@ def measured_fraction(run, memory, scale, examples=20):
 
         model = keras.saving.load_model(run / "model.keras")
         setup = data.task_setup(TASK, scale)
-        return fraction([trace for trace, _ in traces(model, memory, setup, "train", examples, seed=1)])
+        traced = traces(model, memory, setup, "train", examples, seed=1)
+        return fraction([trace[name] for trace, _ in traced for name in ("push", "pop")])
 
     return kept_measurement(run, f"fraction:train:{examples}", measure)
 

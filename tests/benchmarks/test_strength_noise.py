@@ -1,7 +1,10 @@
 """`benchmarks/strength_noise.py`: its page part, written from its record."""
 
+import json
 import pathlib
 import sys
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -28,3 +31,16 @@ def test_the_page_counts_the_runs_that_learn_at_the_papers_test_lengths_against_
             "queue with strength_noise 0: 0 of 2 (seeds 0, 1); queue with strength_noise 1: 2 of 2 (seeds 0, 1).") in page
     assert "| queue | 0 | 1 | 1.000 | diverged |" in page
     assert strength_noise.report([], "paper") == "No run at scale `paper` in the record yet."
+
+
+@pytest.mark.slow
+def test_a_run_is_trained_measured_and_recorded_with_its_fraction(tmp_path, monkeypatch):
+    # Two batches, two strings per length range: the plumbing, not the learning.
+    monkeypatch.setattr(strength_noise, "STEPS_PER_EPOCH", 2)
+    record = tmp_path / "record.json"
+    strength_noise.main(["--memories", "queue", "--noise", "1", "--seeds", "0", "--epochs", "1", "--examples", "2",
+                         "--runs-dir", str(tmp_path / "runs"), "--record", str(record), "--output", ""])  # fmt: skip
+    [row] = json.loads(record.read_text())
+    assert row["memory"] == "queue" and row["strength_noise"] == 1.0 and row["batches"] == 2
+    assert set(row["accuracy"]) == {"8-16", "18-32", "34-64", "66-128"}
+    assert 0.0 <= row["fraction"] <= 0.5
