@@ -86,8 +86,9 @@ DEFAULT_TABLE_MODELS = {
 }
 # After `--epochs N` (each run's budget, from its settings).
 PAPER_FLAGS = "--steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir runs/paper-table"
-# The scripts in benchmarks/ that write a part of a results page from a committed record: each has
-# `page_parts()`, the (page, writer, part, title) of its parts from that record alone.
+# The modules in benchmarks/ whose `page_parts()` gives the (page, writer, part, title) of the parts that a
+# script writes on a results page, from its committed record alone: the script's own module, or one it
+# takes its parts from.
 RECORD_SCRIPTS = (
     "chomsky_cost",
     "chomsky_first_result",
