@@ -54,6 +54,9 @@ from keras_neural_memory.experiments.training import device_description
 from marked_part import write_part
 from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASKS, evaluation_batches, training_batches
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The committed record and the page of its part, from the repository's root.
+RECORD, PAGE = "docs/results/chomsky_cost.json", "docs/results/chomsky.md"
 BASELINE = "lstm"
 #: The training steps of one run in Delétang et al.
 AUTHORS_STEPS = 1_000_000
@@ -71,8 +74,8 @@ def parse_args(argv):
     parser.add_argument("--steps", type=positive_int, default=CHOMSKY_PROTOCOL["epochs"] * CHOMSKY_PROTOCOL["steps"],
                         help="training steps of one run, for its cost (default: the `train` default)")  # fmt: skip
     parser.add_argument("--sweep-seeds", type=positive_int, default=3)
-    parser.add_argument("--output", default="docs/results/chomsky_cost.json")
-    parser.add_argument("--page", default="docs/results/chomsky.md", help="the results page whose part is written")
+    parser.add_argument("--output", default=RECORD)
+    parser.add_argument("--page", default=PAGE, help="the results page whose part is written")
     args = parser.parse_args(argv)
     if BASELINE not in args.models:
         parser.error(f"--models must include the baseline {BASELINE!r}: every rate is also given as a ratio to it")
@@ -110,6 +113,20 @@ def whole_evaluation_seconds(lengths, seconds, max_length):
 def peak_memory_gib():
     # ru_maxrss is KiB on Linux.
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
+    """The part of the results page that this script writes, from its record alone.
+
+    Args:
+        record: The record (`--output`); by default the committed one.
+        page: The results page (`--page`).
+
+    Returns:
+        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
+    """
+    part = report(json.loads(pathlib.Path(record).read_text()))
+    return [(pathlib.Path(page), "benchmarks/chomsky_cost.py", part, "# The Chomsky-hierarchy benchmark")]
 
 
 def report(record):
@@ -214,7 +231,8 @@ def main(argv=None):
         },
     }  # fmt: skip
     write_atomically(args.output, json.dumps(record, indent=2))
-    write_part(pathlib.Path(args.page), "benchmarks/chomsky_cost.py", report(record), "# The Chomsky-hierarchy benchmark")
+    for part in page_parts(args.output, args.page):
+        write_part(*part)
     for memory, row in rows.items():
         print(f"{memory:20s} {row['steps_per_second']} steps/s (step time x{row['step_time_ratio_to_lstm']} the LSTM's); "
               f"evaluation 1-{max(args.eval_lengths)} {row['whole_evaluation_seconds']} s")

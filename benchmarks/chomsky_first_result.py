@@ -49,6 +49,10 @@ from keras_neural_memory.models import CHOMSKY_STACK_SIZE  # noqa: E402
 from marked_part import write_part  # noqa: E402
 
 TASK = "chomsky_hierarchy/reverse_string"
+#: The committed record, its figure and the page of its part, from the repository's root.
+RECORD = "docs/results/chomsky_runs.json"
+FIGURE = "docs/results/figures/chomsky/reverse_string/chomsky_reverse_string_lengths.png"
+PAGE = "docs/results/chomsky.md"
 #: `--memory`, or "superposition_stack@N" for the Stack-RNN with `--stack-size N`.
 MODELS = ("stack", "superposition_stack", "lstm")
 #: What each `--memory` is, in the page's table.
@@ -72,9 +76,9 @@ def arguments(argv=None):
     parser.add_argument("--steps-per-epoch", type=int, default=1000)
     parser.add_argument("--eval-max-length", type=int, default=500)
     parser.add_argument("--eval-sequences", type=int, default=512)
-    parser.add_argument("--results-file", default="docs/results/chomsky_runs.json")
-    parser.add_argument("--figure", default="docs/results/figures/chomsky/reverse_string/chomsky_reverse_string_lengths.png")
-    parser.add_argument("--page", default="docs/results/chomsky.md", help="the results page whose part is written")
+    parser.add_argument("--results-file", default=RECORD)
+    parser.add_argument("--figure", default=FIGURE)
+    parser.add_argument("--page", default=PAGE, help="the results page whose part is written")
     parser.add_argument("--collect-only", action="store_true", help="only gather the finished runs and draw them")
     args = parser.parse_args(argv)
     for model in args.models.split(","):
@@ -176,17 +180,18 @@ def collect(args, runs):
             "median_score": statistics.median(scores.values()) if scores else None,
             "mean_score": float(np.mean(list(scores.values()))) if scores else None,
         }
-    write_atomically(args.results_file, json.dumps({
+    record = {
         "task": TASK,
+        "models": args.models.split(","),
+        "seeds": [int(seed) for seed in args.seeds.split(",")],
         "protocol": {"learning_rate": args.learning_rate, "batch_size": 128, "train_lengths": [1, 40],
                      "steps": args.epochs * args.steps_per_epoch, "eval_max_length": args.eval_max_length,
                      "eval_sequences": args.eval_sequences},
         "summary": summary,
         "runs": records,
-    }, indent=2))  # fmt: skip
-    # Only models whose every seed has finished are drawn and tabled.
-    seeds_asked = len(args.seeds.split(","))
-    curves = {model: model_curves for model, model_curves in curves.items() if summary[model]["runs"] == seeds_asked}
+    }  # fmt: skip
+    write_atomically(args.results_file, json.dumps(record, indent=2))
+    curves = {model: model_curves for model, model_curves in curves.items() if model in drawn_models(record)}
     if curves:
         setup = chomsky.task_setup(TASK)
         mean_curves = {}
@@ -198,28 +203,76 @@ def collect(args, runs):
             mean_curves[label] = chomsky.curve_record(setup, label, curve, None, args.eval_sequences)
         pathlib.Path(args.figure).parent.mkdir(parents=True, exist_ok=True)
         chomsky.plot_curves(mean_curves, args.figure, title=f"{TASK}: accuracy against length")
-    page = pathlib.Path(args.page)
-    write_part(page, "benchmarks/chomsky_first_result.py", report(args, summary, page, bool(curves), seeds_asked),
-               "# The Chomsky-hierarchy benchmark")  # fmt: skip
+    for part in page_parts(args.results_file, args.page, args.figure):
+        write_part(*part)
     return summary
 
 
-def report(args, summary, page, drawn, seeds_asked):
-    """The page's part: the command, the scores of every model whose `seeds_asked` have finished, and the figure."""
+def asked(record):
+    """The `--models` entries and the seeds that the record's command asked for.
+
+    A record written before it kept them asked for the models of its
+    summary and the seeds of its runs.
+    """
+    seeds = record.get("seeds", sorted({run["seed"] for run in record["runs"]}))
+    return record.get("models", list(record["summary"])), seeds
+
+
+def whole_models(record):
+    """The models of the record whose every seed asked for has finished: only those are tabled and drawn."""
+    models, seeds = asked(record)
+    return [model for model in models if record["summary"][model]["runs"] == len(seeds)]
+
+
+def drawn_models(record):
+    """The whole models with a run that did not diverge: those whose mean curve the figure shows."""
+    summary = record["summary"]
+    return [model for model in whole_models(record) if summary[model]["runs"] > summary[model]["diverged"]]
+
+
+def page_parts(record=ROOT / RECORD, page=ROOT / PAGE, figure=ROOT / FIGURE):
+    """The part of the results page that this script writes, from its record alone.
+
+    Args:
+        record: The record (`--results-file`); by default the committed one.
+        page: The results page (`--page`).
+        figure: Where the record's figure lies (`--figure`), for the page's link to it.
+
+    Returns:
+        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
+    """
+    page = pathlib.Path(page)
+    part = report(json.loads(pathlib.Path(record).read_text()), os.path.relpath(figure, page.parent))
+    return [(page, "benchmarks/chomsky_first_result.py", part, "# The Chomsky-hierarchy benchmark")]
+
+
+def report(record, figure):
+    """The page's part: the command, the scores of every model whose seeds have all finished, and the figure.
+
+    Args:
+        record: The record that `collect` writes.
+        figure: The link from the page to the figure, drawn when a model has curves to draw.
+    """
+    models, seeds = asked(record)
+    protocol, summary = record["protocol"], record["summary"]
+    max_length = protocol["eval_max_length"]
     lines = [
-        f"`python benchmarks/chomsky_first_result.py"
-        + (f" --models {args.models}" if args.models != ",".join(MODELS) else "")
-        + f" --seeds {args.seeds}` "
-        f"(`neural-memory train --task {TASK} --memory M --seed S --learning-rate {args.learning_rate:g}`"
-        + (", and `--stack-size N` for `superposition_stack@N`" if "@" in args.models else "") + "): "
-        f"{args.epochs * args.steps_per_epoch:,} steps at learning rate {args.learning_rate:g}, "
-        f"accuracy at every length 1-{args.eval_max_length} over {args.eval_sequences} sequences each.",
+        "`python benchmarks/chomsky_first_result.py"
+        + (f" --models {','.join(models)}" if models != list(MODELS) else "")
+        + f" --seeds {','.join(map(str, seeds))}` "
+        f"(`neural-memory train --task {TASK} --memory M --seed S --learning-rate {protocol['learning_rate']:g}`"
+        + (", and `--stack-size N` for `superposition_stack@N`" if any("@" in m for m in models) else "") + "): "
+        f"{protocol['steps']:,} steps at learning rate {protocol['learning_rate']:g}, "
+        f"accuracy at every length 1-{max_length} over {protocol['eval_sequences']} sequences each.",
     ]
     table, missing = [], []
-    for model, row in summary.items():
-        by_seed = ", ".join(f"{row['scores_by_seed'][seed]:.3f} (seed {seed})" for seed in sorted(row["scores_by_seed"]))
-        if row["runs"] < seeds_asked:
-            missing.append(f"{model_name(model)}, {row['runs']} of {seeds_asked} seeds"
+    whole = whole_models(record)
+    for model in models:
+        row = summary[model]
+        scores = row["scores_by_seed"]  # by seed as a string, as JSON keeps it
+        by_seed = ", ".join(f"{scores[seed]:.3f} (seed {seed})" for seed in sorted(scores, key=int))
+        if model not in whole:
+            missing.append(f"{model_name(model)}, {row['runs']} of {len(seeds)} seeds"
                            + (f": {by_seed}" if by_seed else ""))
             continue
         if row["diverged"]:
@@ -227,12 +280,11 @@ def report(args, summary, page, drawn, seeds_asked):
         best, median = (f"{row[key]:.3f}" if row[key] is not None else "-" for key in ("best_score", "median_score"))
         table.append(f"| {model_name(model)} | `{model}` | {by_seed or '-'} | {best} | {median} |")
     if table:
-        lines += ["", f"| model | `--models` entry | score by seed (mean accuracy, lengths 41-{args.eval_max_length}) "
+        lines += ["", f"| model | `--models` entry | score by seed (mean accuracy, lengths 41-{max_length}) "
                       "| best | median |", "|---|---|---|--:|--:|", *table]  # fmt: skip
     if missing:
         lines += ["", "Not tabled or drawn until all their seeds have finished: " + "; ".join(missing) + "."]
-    if drawn:
-        figure = os.path.relpath(args.figure, page.parent)
+    if drawn_models(record):
         lines += ["", f"![{TASK}: per-token accuracy against length, mean over seeds]({figure})"]
     return "\n".join(lines)
 

@@ -37,16 +37,22 @@ from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.run_folder import load_run, write_atomically
 from marked_part import write_part
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The committed record and the page of its part, from the repository's root.
+RECORD, PAGE = "docs/results/chomsky_stack_depth.json", "docs/results/chomsky.md"
+#: The length of the strings whose stack actions are traced, unless `--trace-length` says otherwise.
+TRACE_LENGTH = 60
+
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=list_of(str), required=True, help="comma-separated finished Stack-RNN run folders")
     parser.add_argument("--stack-sizes", type=list_of(int), default=[models.CHOMSKY_STACK_SIZE, 512])
     parser.add_argument("--eval-max-length", type=positive_int, help="default: the run's own")
-    parser.add_argument("--trace-length", type=positive_int, default=60)
+    parser.add_argument("--trace-length", type=positive_int, default=TRACE_LENGTH)
     parser.add_argument("--trace-sequences", type=positive_int, default=64)
-    parser.add_argument("--output", default="docs/results/chomsky_stack_depth.json")
-    parser.add_argument("--page", default="docs/results/chomsky.md", help="the results page whose part is written")
+    parser.add_argument("--output", default=RECORD)
+    parser.add_argument("--page", default=PAGE, help="the results page whose part is written")
     return parser.parse_args(argv)
 
 
@@ -114,14 +120,13 @@ def main(argv=None):
                 "run": run, "seed": record["seed"], "task": record["task"], "stack_size": stack_size,
                 "score": chomsky.score(curve), "accuracy_at": {str(n): accuracy[n] for n in (40, 100, max_length)
                                                                 if n in accuracy},
-                "trained_stack_size": trained_stack_size, "actions": trace,
+                "trained_stack_size": trained_stack_size, "actions": trace, "trace_length": args.trace_length,
                 "accuracy_by_length": [point["accuracy"] for point in curve],
             })  # fmt: skip
             print(f"{run}: stack of {stack_size}: {chomsky.score_text(rows[-1]['score'])}", flush=True)
             write_atomically(output, json.dumps({"command": command(argv), "runs": rows}, indent=2))
-    max_length = max(len(row["accuracy_by_length"]) for row in rows)
-    write_part(pathlib.Path(args.page), "benchmarks/chomsky_stack_depth.py", report(rows, max_length, args.trace_length),
-               "# The Chomsky-hierarchy benchmark")  # fmt: skip
+    for part in page_parts(output, args.page):
+        write_part(*part)
     return 0
 
 
@@ -135,7 +140,25 @@ def capacity_score(capacity, train_max_length=40, max_length=500):
     return float(np.mean(0.5 + np.minimum(capacity, lengths) / (2 * lengths)))
 
 
-def report(rows, max_length, trace_length):
+def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
+    """The part of the results page that this script writes, from its record alone.
+
+    Args:
+        record: The record (`--output`); by default the committed one.
+        page: The results page (`--page`).
+
+    Returns:
+        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
+    """
+    part = report(json.loads(pathlib.Path(record).read_text())["runs"])
+    return [(pathlib.Path(page), "benchmarks/chomsky_stack_depth.py", part, "# The Chomsky-hierarchy benchmark")]
+
+
+def report(rows):
+    """The page's part: the command's shape, a row per run and stack depth, and the scores of capacities."""
+    max_length = max(len(row["accuracy_by_length"]) for row in rows)
+    # Rows measured before they kept their trace's length traced strings of the default length.
+    trace_lengths = "/".join(str(n) for n in sorted({row.get("trace_length", TRACE_LENGTH) for row in rows}))
     lines = [
         "`python benchmarks/chomsky_stack_depth.py --runs RUNS --stack-sizes "
         f"{','.join(str(size) for size in dict.fromkeys(row['stack_size'] for row in rows))}`: each trained Stack-RNN "
@@ -144,7 +167,7 @@ def report(rows, max_length, trace_length):
         "strings, with a stack of each depth.",
         "",
         f"| seed | stack depth | score | accuracy at 40 | at 100 | at {max_length} "
-        f"| push / pop / no-op while reading (length {trace_length}) | while answering |",
+        f"| push / pop / no-op while reading (length {trace_lengths}) | while answering |",
         "|--:|--:|--:|--:|--:|--:|---|---|",
     ]
     for row in rows:

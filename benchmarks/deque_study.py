@@ -49,6 +49,9 @@ from marked_part import write_part
 from strength_drift import drift
 from study_record import SCALE, STEPS, STOP_AT, VALIDATION_EXAMPLES, add_row, learned_row, protocol, read_rows
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The committed record and the page of its part, from the repository's root.
+RECORD, PAGE = "docs/results/deque_study_runs.json", "docs/results/deque.md"
 TRACED = 50
 # The curriculum conditions' short epochs: 500 batches, source lengths 1-2 growing to 1-13.
 CURRICULUM_EPOCHS = 5
@@ -121,8 +124,8 @@ def parse_args(argv):
     parser.add_argument("--epochs", type=positive_int, default=EPOCHS,
                         help=f"most epochs, of {STEPS['default']} batches at the default scale, {STEPS['paper']} at the paper's")
     parser.add_argument("--runs-dir", default="runs/deque-study")
-    parser.add_argument("--record", default="docs/results/deque_study_runs.json")
-    parser.add_argument("--output", default="docs/results/deque.md", help="markdown page ('' to skip)")
+    parser.add_argument("--record", default=RECORD)
+    parser.add_argument("--output", default=PAGE, help="markdown page ('' to skip)")
     args = parser.parse_args(argv)
     unknown = [task for task in args.tasks if task not in BASELINES]
     if unknown:
@@ -202,9 +205,23 @@ def main(argv=None):
                 print(f"{task} {condition} seed {seed}: {row['batches']} batches, "
                       f"train {row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
     if args.output:
-        write_part(pathlib.Path(args.output), "benchmarks/deque_study.py", report(rows),
-                   "# The DeQue-LSTM on copy and reversal")  # fmt: skip
+        for part in page_parts(record_path, args.output):
+            write_part(*part)
         print(f"wrote {args.output}")
+
+
+def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
+    """The part of the results page that this script writes, from its record alone.
+
+    Args:
+        record: The record (`--record`); by default the committed one.
+        page: The results page (`--output`).
+
+    Returns:
+        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
+    """
+    part = report(read_rows(pathlib.Path(record)))
+    return [(pathlib.Path(page), "benchmarks/deque_study.py", part, "# The DeQue-LSTM on copy and reversal")]
 
 
 def report(rows):

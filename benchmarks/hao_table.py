@@ -149,8 +149,6 @@ def _commands(rows):
 
 def report(rows):
     """The markdown of the record's trials: Table 1, the memoryless floors, the read-off and the two aids."""
-    if not rows:
-        return "No trial in the record yet: run `python benchmarks/reproduce_hao.py`."
     table = [(c, _select(rows, **table_condition(*c[1:5]))) for c in CONDITIONS]
     table = [(c, trials) for c, trials in table if trials]
     every = [t for _, trials in table for t in trials]
@@ -305,8 +303,14 @@ def _noise(rows, table):
     return lines
 
 
-def page_parts():
-    """`[(page, writer, part, title)]`: the Hao et al. page's generated part, from the committed record."""
+def page_parts(record=RECORD, page=PAGE):
+    """`[(page, writer, part, title)]`: the Hao et al. page's generated part, from the record; none without trials.
+
+    Args:
+        record: The JSON record of the trials (default: the committed one).
+        page: The page the part goes on.
+    """
     from study_record import read_rows
 
-    return [(PAGE, WRITER, report(read_rows(RECORD)), TITLE)]
+    rows = read_rows(pathlib.Path(record))
+    return [(pathlib.Path(page), WRITER, report(rows), TITLE)] if rows else []

@@ -57,6 +57,8 @@ from tfds_tasks import generators  # noqa: E402
 from tfds_tasks.generators.base import derive_seed  # noqa: E402
 from tfds_tasks.generators.itg import SyncGrammar, split_vocabulary  # noqa: E402
 
+#: The committed record and the page of its part, from the repository's root.
+RECORD, PAGE = "docs/results/itg_grammar.json", "docs/results/itg_grammar.md"
 LEXICON_CONFIGS = ("default_scale", "default_scale_one_word")
 # The rule-probability sweep: (name, what it changes, {nonterminal: probabilities in RULES order}).
 # SVO -> SOV: S: (S S, S rpi S VT, ST); O: (O O, S rpi S VT, OT).
@@ -314,12 +316,28 @@ def _stat(value, digits=1):
     return "—" if value is None else f"{value['mean']:.{digits}f} / {value['max']}"
 
 
-def report(results: list[dict], command: str, examples: int) -> str:
-    """The markdown tables of ``results``."""
+def page_parts(record=ROOT / RECORD, page=ROOT / PAGE) -> list[tuple]:
+    """The part of the results page that this script writes, from its record alone.
+
+    Args:
+      record: the record (``--record``); by default the committed one.
+      page: the results page (``--output``).
+
+    Returns:
+      ``[(page, writer, part, title)]``, the arguments of ``marked_part.write_part``.
+    """
+    part = report(json.loads(pathlib.Path(record).read_text()))
+    return [(pathlib.Path(page), "benchmarks/itg_entropy.py", part, "# The ITG grammars: entropy and verb movement")]
+
+
+def report(record: dict) -> str:
+    """The markdown tables of the record's results, under the command that measured them."""
+    results = record["results"]
     lines = [
-        f"Command: `{command}`",
+        f"Command: `{record['command']}`",
         "",
-        f"{examples:,} sampled sentences per row. Entropies are in bits per token, ± one standard error "
+        # One command measures every row, on the same number of sentences.
+        f"{results[0]['examples']:,} sampled sentences per row. Entropies are in bits per token, ± one standard error "
         "(the Monte-Carlo error of the mean surprisal; the estimator is unbiased): the class "
         "sequences of each side, scored exactly with an inside pass over all their derivations, and "
         "the target word strings of each lexicon config, which add the exact within-class word "
@@ -371,8 +389,8 @@ def report(results: list[dict], command: str, examples: int) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=5_000, help="sentences per task, setting and split")
-    parser.add_argument("--output", default="docs/results/itg_grammar.md", help="the page whose marked part is written")
-    parser.add_argument("--record", default="docs/results/itg_grammar.json", help="the raw numbers (JSON)")
+    parser.add_argument("--output", default=PAGE, help="the page whose marked part is written")
+    parser.add_argument("--record", default=RECORD, help="the raw numbers (JSON)")
     args = parser.parse_args(argv)
     results = []
     for name, sweep in SWEEPS.items():
@@ -384,10 +402,8 @@ def main(argv=None) -> None:
         f" --examples {args.examples}" if args.examples != 5_000 else ""
     )
     write_atomically(pathlib.Path(args.record), json.dumps({"command": command, "results": results}, indent=1) + "\n")
-    write_part(
-        pathlib.Path(args.output), "benchmarks/itg_entropy.py", report(results, command, args.examples),
-        "# The ITG grammars: entropy and verb movement",
-    )
+    for part in page_parts(args.record, args.output):
+        write_part(*part)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ from keras_neural_memory.experiments import training
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import SCALES, RunConfig
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The committed record and the page of its part, from the repository's root.
+RECORD, PAGE = "docs/results/itg_study_runs.json", "docs/results/itg_grammar.md"
 MODELS = ("queue", "stack", "lstm")
 # Each task's settings by name: (what it changes, {nonterminal: probabilities}).
 SETTINGS = {task: {name.replace(" ", "_"): (about, rules) for name, about, rules in sweep} for task, sweep in SWEEPS.items()}
@@ -51,8 +54,8 @@ def parse_args(argv):
     parser.add_argument("--seeds", type=list_of(int), default=[0, 1, 2])
     parser.add_argument("--epochs", type=positive_int, default=60, help=f"most epochs of {STEPS_PER_EPOCH} batches")
     parser.add_argument("--runs-dir", default="runs/itg-study")
-    parser.add_argument("--record", default="docs/results/itg_study_runs.json")
-    parser.add_argument("--output", default="docs/results/itg_grammar.md", help="markdown page ('' to skip)")
+    parser.add_argument("--record", default=RECORD)
+    parser.add_argument("--output", default=PAGE, help="markdown page ('' to skip)")
     args = parser.parse_args(argv)
     for task in args.tasks:
         if task not in SETTINGS:
@@ -108,9 +111,23 @@ def main(argv=None):
                         print(f"{'/'.join(map(str, _key(row)))}: {row['batches']} batches, train "
                               f"{row['train_coarse']:.3f}, test {row['test_coarse']:.3f}", flush=True)  # fmt: skip
     if args.output:
-        write_part(pathlib.Path(args.output), "benchmarks/itg_study.py", report(read_rows(record_path)),
-                   "# The ITG grammars: entropy and verb movement")  # fmt: skip
+        for part in page_parts(record_path, args.output):
+            write_part(*part)
         print(f"wrote {args.output}")
+
+
+def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
+    """The part of the results page that this script writes, from its record alone.
+
+    Args:
+        record: The record (`--record`); by default the committed one.
+        page: The results page (`--output`).
+
+    Returns:
+        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
+    """
+    part = report(read_rows(pathlib.Path(record)))
+    return [(pathlib.Path(page), "benchmarks/itg_study.py", part, "# The ITG grammars: entropy and verb movement")]
 
 
 def report(rows):

@@ -12,7 +12,8 @@ test accuracy on 500 fresh strings each.
 Runs resume where they stopped and a finished run is not retrained, so
 the same command started again only does what is missing. Every run goes
 to `--record` (JSON, written atomically), the table to the marked part of
-`--output`.
+`--output`, under the commands that train the record's runs, which the page
+derives from the record.
 
 Usage:
     python benchmarks/lstm_budget.py [--task sequence_copy] [--learning-rates 5e-3,1e-3,5e-4,1e-4] \\
@@ -31,19 +32,26 @@ from keras_neural_memory.experiments.config import SCALES, RunConfig
 from keras_neural_memory.experiments.run_folder import write_atomically
 from marked_part import write_part
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The committed record and the page of its part, from the repository's root.
+RECORD, PAGE = "docs/results/lstm_budget_runs.json", "docs/results/deep_lstm.md"
 SCALE, STEPS_PER_EPOCH, THRESHOLDS = "default", 300, (0.5, 0.9)
+#: What a run trains unless the command says otherwise.
+DEFAULTS = {"task": "sequence_copy", "lstm_layers": 2, "learning_rates": (5e-3, 1e-3, 5e-4, 1e-4), "seeds": (0, 1, 2),
+            "epochs": 40}  # fmt: skip
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--task", default="sequence_copy")
-    parser.add_argument("--lstm-layers", type=positive_int, default=2)
-    parser.add_argument("--learning-rates", type=list_of(positive_float), default=[5e-3, 1e-3, 5e-4, 1e-4])
-    parser.add_argument("--seeds", type=list_of(int), default=[0, 1, 2])
-    parser.add_argument("--epochs", type=positive_int, default=40, help=f"epochs of {STEPS_PER_EPOCH} batches")
+    parser.add_argument("--task", default=DEFAULTS["task"])
+    parser.add_argument("--lstm-layers", type=positive_int, default=DEFAULTS["lstm_layers"])
+    parser.add_argument("--learning-rates", type=list_of(positive_float), default=list(DEFAULTS["learning_rates"]))
+    parser.add_argument("--seeds", type=list_of(int), default=list(DEFAULTS["seeds"]))
+    parser.add_argument("--epochs", type=positive_int, default=DEFAULTS["epochs"],
+                        help=f"epochs of {STEPS_PER_EPOCH} batches")  # fmt: skip
     parser.add_argument("--runs-dir", default="runs/lstm-budget")
-    parser.add_argument("--record", default="docs/results/lstm_budget_runs.json")
-    parser.add_argument("--output", default="docs/results/deep_lstm.md", help="markdown page ('' to skip)")
+    parser.add_argument("--record", default=RECORD)
+    parser.add_argument("--output", default=PAGE, help="markdown page ('' to skip)")
     return parser.parse_args(argv)
 
 
@@ -93,21 +101,69 @@ def main(argv=None):
                   f"test {row['test_coarse']}", flush=True)  # fmt: skip
             write_atomically(record_path, json.dumps(list(rows.values()), indent=1) + "\n")
     if args.output:
-        write_part(pathlib.Path(args.output), "benchmarks/lstm_budget.py", report(list(rows.values()), argv),
-                   "# The deep LSTM's budget")  # fmt: skip
+        for part in page_parts(record_path, args.output):
+            write_part(*part)
         print(f"wrote {args.output}")
+
+
+def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
+    """The part of the results page that this script writes, from its record alone.
+
+    Args:
+        record: The record (`--record`); by default the committed one.
+        page: The results page (`--output`).
+
+    Returns:
+        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
+    """
+    part = report(json.loads(pathlib.Path(record).read_text()))
+    return [(pathlib.Path(page), "benchmarks/lstm_budget.py", part, "# The deep LSTM's budget")]
+
+
+def _order(row):
+    return row["task"], row["lstm_layers"], -row["learning_rate"], row["seed"]
+
+
+def _flag_value(value):
+    """A value as the command line writes it: a list comma-separated, a float as `:g` writes it."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(_flag_value, value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def commands(rows):
+    """The commands that train and record `rows`: one per task, depth and budget, naming what differs from `DEFAULTS`.
+
+    Each trains every learning rate of its rows with every seed of its rows,
+    and reuses the runs already trained.
+    """
+    groups = {}
+    for r in sorted(rows, key=_order):
+        groups.setdefault((r["task"], r["lstm_layers"], r["settings"]["epochs"]), []).append(r)
+    lines = []
+    for (task, lstm_layers, epochs), group in groups.items():
+        asked = {
+            "task": task,
+            "lstm_layers": lstm_layers,
+            "learning_rates": sorted({r["learning_rate"] for r in group}, reverse=True),
+            "seeds": sorted({r["seed"] for r in group}),
+            "epochs": epochs,
+        }
+        flags = [f"--{name.replace('_', '-')} {_flag_value(value)}" for name, value in asked.items()
+                 if _flag_value(value) != _flag_value(DEFAULTS[name])]  # fmt: skip
+        lines.append(" ".join(["python benchmarks/lstm_budget.py", *flags]))
+    return lines
 
 
 def _batches(value):
     return "never" if value is None else f"{value:,}"
 
 
-def report(rows, argv):
-    """The markdown table of the record: a row per task, depth, learning rate and seed."""
+def report(rows):
+    """The markdown of the record: the commands that train it, and a row per task, depth, learning rate and seed."""
     scale = SCALES[SCALE]
-    command = " ".join(["python benchmarks/lstm_budget.py", *(argv if argv is not None else sys.argv[1:])])
     lines = [
-        f"- Command: `{command}`",
+        *(f"- Command: `{command}`" for command in commands(rows)),
         f"- Default scale: training strings of length {scale['train'][0]}-{scale['train'][1]}, test"
         f" {scale['test'][0]}-{scale['test'][1]}, {scale['vocab']} symbols, LSTM {scale['hidden']} units per layer;"
         f" RMSProp with clipping at 1, batch 10, epochs of {STEPS_PER_EPOCH} batches. \"Reaches\": the first epoch"
@@ -116,7 +172,7 @@ def report(rows, argv):
         "| task | layers | learning rate | seed | batches | reaches 0.5 | reaches 0.9 | train coarse | test coarse |",
         "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
-    for r in sorted(rows, key=lambda r: (r["task"], r["lstm_layers"], -r["learning_rate"], r["seed"])):
+    for r in sorted(rows, key=_order):
         if r["diverged"]:
             accuracy = "diverged | diverged"
         else:

@@ -16,6 +16,41 @@ def markers(writer):
     )
 
 
+def with_part(text, writer, part, title):
+    """The page `text` with `part` between `writer`'s markers, and the text around them kept.
+
+    Args:
+        text: The page as it is; "" for a page that does not exist yet.
+        writer: Who writes the part, named in its markers (e.g. "benchmarks/deque_study.py").
+        part: The markdown between the markers.
+        title: The first line of a new page.
+
+    Returns:
+        The page's new text.
+
+    Example:
+
+    >>> print(with_part("# X\\n\\nKept.\\n", "benchmarks/x.py", "| a |", "# X"))
+    # X
+    <BLANKLINE>
+    Kept.
+    <BLANKLINE>
+    <!-- Written by benchmarks/x.py down to the closing marker; the text around it is kept. -->
+    <BLANKLINE>
+    | a |
+    <!-- End of the part written by benchmarks/x.py. -->
+    <BLANKLINE>
+    """
+    begin, end = markers(writer)
+    block = f"{begin}\n\n{part.rstrip()}\n{end}\n"
+    if begin in text and end in text.split(begin, 1)[1]:
+        head, rest = text.split(begin, 1)
+        return head + block + rest.split(end, 1)[1].removeprefix("\n")
+    if text:
+        return text.rstrip("\n") + "\n\n" + block
+    return f"{title}\n\n{block}"
+
+
 def write_part(output, writer, part, title):
     """Writes `part` between `writer`'s markers in the page `output` (a `pathlib.Path`), atomically.
 
@@ -36,15 +71,6 @@ def write_part(output, writer, part, title):
     Kept.
     <BLANKLINE>
     """
-    begin, end = markers(writer)
-    block = f"{begin}\n\n{part.rstrip()}\n{end}\n"
     text = output.read_text() if output.exists() else ""
-    if begin in text and end in text.split(begin, 1)[1]:
-        head, rest = text.split(begin, 1)
-        text = head + block + rest.split(end, 1)[1].removeprefix("\n")
-    elif text:
-        text = text.rstrip("\n") + "\n\n" + block
-    else:
-        text = f"{title}\n\n{block}"
     output.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(output, text)
+    write_atomically(output, with_part(text, writer, part, title))

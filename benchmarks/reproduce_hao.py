@@ -46,7 +46,7 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
-from hao_table import CONDITIONS, RECORD, TITLE, WRITER, XOR_TASKS, regulariser_condition, report, row_key, table_condition  # noqa: E402
+from hao_table import CONDITIONS, RECORD, XOR_TASKS, page_parts, regulariser_condition, row_key, table_condition  # noqa: E402
 from keras_neural_memory import BufferedStackRNN, LinearController  # noqa: E402
 from keras_neural_memory.metrics import MaskedAccuracy  # noqa: E402
 from keras_neural_memory.models import build_hao_model  # noqa: E402
@@ -276,8 +276,9 @@ def main(argv=None):
                   f"  test {summary_text(rows, 'test')}", flush=True)  # fmt: skip
     print(f"\ntotal {(time.time() - start) / 60:.1f} min, {args.trials} trial(s) per condition")
     if args.output:
-        write_part(pathlib.Path(args.output), WRITER, report(read_rows(pathlib.Path(args.record))), TITLE)
-        print(f"wrote {args.output}")
+        for page, writer, part, title in page_parts(args.record, args.output):
+            write_part(page, writer, part, title)
+            print(f"wrote {page}")
 
 
 if __name__ == "__main__":

@@ -14,11 +14,12 @@ fresh strings of each length range, up to the paper's test lengths 65-128
 (even lengths 66-128: 4 to 8 times the longest training string at the
 default scale). Every measured run is a row of the record `--record`
 (`docs/results/strength_noise_runs.json`), merged into what is on disk.
-From the record's rows of the scale it writes markdown tables into
+From the record's rows of each scale it writes markdown tables into
 `--output`, between two marker lines named after the scale, so that the
-default and the paper scale share one page: a later run of the same scale
-rewrites its part and keeps everything else (a file without the markers
-gets the part appended; a new file gets a title and the part).
+default and the paper scale share one page: every run rewrites the part of
+each scale the record holds runs of and keeps everything else, the text
+about a scale without runs included (a file without the markers gets the
+part appended; a new file gets a title and the part).
 `--page-only` writes the page from the record without training.
 
 Every run resumes where it stopped and a finished run is not retrained (the
@@ -52,7 +53,12 @@ from marked_part import write_part
 from study_record import add_row, read_rows
 from strength_drift import TRACEABLE, fraction, traces
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The committed record and the page of its parts, from the repository's root.
+RECORD, PAGE = "docs/results/strength_noise_runs.json", "docs/results/strength_noise.md"
 TASK, STEPS_PER_EPOCH = "bigram_flip", 250
+#: The first line of the page, when a run writes it new.
+TITLE = "# Bigram flipping with `strength_noise`"
 # Per scale: the training lengths, then longer ones. Bigram flipping takes
 # even lengths only: 66-128 are those of the paper's test range 65-128.
 LENGTH_RANGES = {
@@ -78,8 +84,8 @@ def parse_args(argv):
     parser.add_argument("--learning-rate", type=positive_float, default=5e-3, help="RMSProp learning rate")
     parser.add_argument("--examples", type=positive_int, default=500, help="fresh strings per length range")
     parser.add_argument("--runs-dir", default="runs/strength-noise")
-    parser.add_argument("--record", default="docs/results/strength_noise_runs.json", help="the JSON record of the runs")
-    parser.add_argument("--output", default="docs/results/strength_noise.md", help="markdown report ('' to skip)")
+    parser.add_argument("--record", default=RECORD, help="the JSON record of the runs")
+    parser.add_argument("--output", default=PAGE, help="markdown report ('' to skip)")
     parser.add_argument("--page-only", action="store_true", help="write the page from the record; train nothing")
     args = parser.parse_args(argv)
     if args.epochs < 1 or args.examples < 1:
@@ -168,18 +174,39 @@ def main(argv=None):
                           " ".join(f"{a}-{b}: {acc['coarse']:.3f}" for (a, b), acc in zip(ranges, accuracy)), flush=True)
                 add_row(record, row, row_key)
     if args.output:
-        rows = [row for row in read_rows(record) if row["scale"] == args.scale]
-        write_part(pathlib.Path(args.output), f"benchmarks/strength_noise.py --scale {args.scale}",
-                   report(rows, args.scale), "# Bigram flipping with `strength_noise`")  # fmt: skip
-        print(f"wrote {args.output}")
+        parts = page_parts(record, args.output)
+        for part in parts:
+            write_part(*part)
+        print(f"wrote {args.output}" if parts else f"{args.output} left as it is: the record holds no run")
+
+
+def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
+    """The parts of the results page that this script writes, one per scale of the record's runs.
+
+    A scale without runs in the record has no part: the page's text about
+    it is left as it is.
+
+    Args:
+        record: The record (`--record`); by default the committed one.
+        page: The results page (`--output`).
+
+    Returns:
+        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
+    """
+    rows = read_rows(pathlib.Path(record))
+    parts = []
+    for scale in LENGTH_RANGES:
+        scale_rows = [row for row in rows if row["scale"] == scale]
+        if scale_rows:
+            writer = f"benchmarks/strength_noise.py --scale {scale}"
+            parts.append((pathlib.Path(page), writer, report(scale_rows, scale), TITLE))
+    return parts
 
 
 def report(rows, scale_name):
     """The markdown of the record's runs at one scale: their commands, the table of every run and the counts that learn."""
     ranges, scale = LENGTH_RANGES[scale_name], SCALES[scale_name]
     rows = sorted(rows, key=lambda row: (row["memory"], row["strength_noise"], row["seed"]))
-    if not rows:
-        return f"No run at scale `{scale_name}` in the record yet."
     rates = ", ".join(f"{rate:g}" for rate in sorted({row["learning_rate"] for row in rows}))
     batches = ", ".join(f"{b:,}" for b in sorted({row["batches"] for row in rows}))
     lines = [f"- Command: `KERAS_BACKEND=jax {command}`" for command in dict.fromkeys(row["command"] for row in rows)]

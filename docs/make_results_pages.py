@@ -15,7 +15,9 @@ figure on the pages:
   default-scale reversal runs (`benchmarks/default_scale_tables.sh`);
 * `docs/results/default_table_runs.json`: `neural-memory train` at its
   defaults, every memory on every task over seeds 0-4
-  (`benchmarks/default_scale_table.py`).
+  (`benchmarks/default_scale_table.py`);
+* the committed record of each script of `RECORD_SCRIPTS` in benchmarks/
+  (e.g. `docs/results/deque_study_runs.json` of `benchmarks/deque_study.py`).
 
 What it writes:
 
@@ -26,6 +28,11 @@ What it writes:
 * the blocks between `<!-- begin generated: NAME -->` and `<!-- end
   generated: NAME -->` in README.md and docs/results.md (the results
   matrix and the tables);
+* the part of a results page that each script of `RECORD_SCRIPTS` writes
+  between its marker lines (`benchmarks/marked_part.py`), as the script's
+  `page_parts()` gives it from its committed record, so that a part gone
+  stale against its record, or edited by hand, is found: e.g. the DeQue
+  study's tables in docs/results/deque.md;
 * the convergence figure of every run, and the figures drawn from the
   sweeps, under `docs/results/figures/<scale>/<task>/`, when missing. The
   accuracy-against-length figure of a paper-scale run needs its trained
@@ -79,6 +86,22 @@ DEFAULT_TABLE_MODELS = {
 }
 # After `--epochs N` (each run's budget, from its settings).
 PAPER_FLAGS = "--steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir runs/paper-table"
+# The modules in benchmarks/ whose `page_parts()` gives the (page, writer, part, title) of the parts that a
+# script writes on a results page, from its committed record alone: the script's own module, or one it
+# takes its parts from.
+RECORD_SCRIPTS = (
+    "chomsky_cost",
+    "chomsky_first_result",
+    "chomsky_stack_depth",
+    "deque_study",
+    "hao_table",
+    "itg_entropy",
+    "itg_study",
+    "lstm_budget",
+    "strength_noise",
+)
+# The scripts that write a part of a page but are not checked against a record: (module, why).
+UNCHECKED_SCRIPTS = ()
 
 
 # ------------------------------------------------------------------ runs
@@ -430,8 +453,39 @@ def _fill(text, name, content, source):
     return pattern.sub(lambda _: f"{begin}\n{content}\n{end}", text)
 
 
+def _benchmark(name):
+    """The module of `benchmarks/<name>.py`, imported on first use (the scripts import Keras)."""
+    import importlib
+
+    benchmarks = str(ROOT / "benchmarks")
+    if benchmarks not in sys.path:
+        sys.path.insert(0, benchmarks)
+    return importlib.import_module(name)
+
+
+def record_parts():
+    """(page, writer, part, title) of every part that the scripts of `RECORD_SCRIPTS` write from their records."""
+    return [part for name in RECORD_SCRIPTS for part in _benchmark(name).page_parts()]
+
+
+def with_record_parts(pages, parts):
+    """`pages` ({path: text}) with `parts` written in; a page that is not in `pages` is taken from disk.
+
+    Several parts may fall on one page, and on a page that this script also
+    writes: each is written into the text the ones before left.
+    """
+    with_part = _benchmark("marked_part").with_part
+    pages = dict(pages)
+    for page, writer, part, title in parts:
+        page = pathlib.Path(page).resolve()
+        if page not in pages:
+            pages[page] = page.read_text(encoding="utf-8") if page.exists() else ""
+        pages[page] = with_part(pages[page], writer, part, title)
+    return pages
+
+
 def expected_files():
-    """{path: text} of every page and block this script writes."""
+    """{path: text} of every page and block this script writes, the parts of `RECORD_SCRIPTS` included."""
     paper, quick, train = read_runs(PAPER_RUNS), read_runs(QUICK_RUNS), read_runs(TRAIN_RUNS)
     table = json.loads(DEFAULT_TABLE_RUNS.read_text()) if DEFAULT_TABLE_RUNS.exists() else []
     pages = {}
@@ -450,7 +504,7 @@ def expected_files():
     text = _fill(text, "default-table", default_table(table, ROOT / "docs"), "docs/results.md")
     text = _fill(text, "default-table-commands", default_table_commands(table), "docs/results.md")
     pages[overview] = text
-    return pages
+    return with_record_parts(pages, record_parts())
 
 
 def main(argv=None):

@@ -1,4 +1,4 @@
-"""`benchmarks/strength_noise.py`: its page part, written from its record."""
+"""`benchmarks/strength_noise.py`: its page parts, written from its record."""
 
 import json
 import pathlib
@@ -30,7 +30,6 @@ def test_the_page_counts_the_runs_that_learn_at_the_papers_test_lengths_against_
     assert ("Runs that learn the task (coarse accuracy at least 0.95 at lengths 66-128): "
             "queue with strength_noise 0: 0 of 2 (seeds 0, 1); queue with strength_noise 1: 2 of 2 (seeds 0, 1).") in page
     assert "| queue | 0 | 1 | 1.000 | diverged |" in page
-    assert strength_noise.report([], "paper") == "No run at scale `paper` in the record yet."
 
 
 @pytest.mark.slow
@@ -44,3 +43,14 @@ def test_a_run_is_trained_measured_and_recorded_with_its_fraction(tmp_path, monk
     assert row["memory"] == "queue" and row["strength_noise"] == 1.0 and row["batches"] == 2
     assert set(row["accuracy"]) == {"8-16", "18-32", "34-64", "66-128"}
     assert 0.0 <= row["fraction"] <= 0.5
+
+
+def test_the_page_has_a_part_for_each_scale_the_record_holds_runs_of(tmp_path):
+    record, page = tmp_path / "record.json", tmp_path / "page.md"
+    assert strength_noise.page_parts(record, page) == []  # no record yet: the page keeps its text
+    rows = [_row("queue", 1.0, 0, 1.0)]
+    record.write_text(json.dumps(rows))
+    # Only the default scale has runs: the paper scale's text stays as it is.
+    [(path, writer, part, _)] = strength_noise.page_parts(record, page)
+    assert (path, writer) == (page, "benchmarks/strength_noise.py --scale default")
+    assert part == strength_noise.report(rows, "default")

@@ -2,8 +2,9 @@
 
 * `docs/make_results_pages.py --check`: every page under docs/results/, the
   README's results matrix and the tables of docs/results.md are what the
-  generator writes from the results files, and every figure they show
-  exists;
+  generator writes from the results files, every part a benchmark script
+  writes is what the script gives from its committed record, and every
+  figure they show exists;
 * the README and docs/results.md stay short, no image lies directly in
   docs/, and every figure under docs/results/figures/ is named after its
   run and shown on a page;
@@ -15,6 +16,8 @@
 import importlib.util
 import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -33,6 +36,63 @@ def generator():
 def test_results_pages_are_up_to_date(generator, capsys):
     status = generator.main(["--check"])
     assert status == 0, f"the results pages are stale: run `python docs/make_results_pages.py`\n{capsys.readouterr().out}"
+
+
+def test_every_script_that_writes_a_part_of_a_page_is_checked_or_excluded_with_a_reason(generator):
+    scripts = [path for path in (ROOT / "benchmarks").glob("*.py") if path.name != "marked_part.py"]
+    writers = sorted(path.stem for path in scripts if re.search(r"\bwrite_part\(", path.read_text(encoding="utf-8")))
+    parts = generator.record_parts()
+    assert all(page.resolve().parent == generator.RESULTS for page, _, _, _ in parts)
+    # A script is checked when it is listed, or when a listed module gives the parts its markers name.
+    checked = {*generator.RECORD_SCRIPTS, *(writer.split()[0].removeprefix("benchmarks/").removesuffix(".py")
+                                             for _, writer, _, _ in parts)}  # fmt: skip
+    excluded = dict(generator.UNCHECKED_SCRIPTS)
+    unlisted = [name for name in writers if name not in checked and name not in excluded]
+    assert not unlisted, (f"{', '.join(unlisted)} write a part of a page: give each `page_parts()` and add it to "
+                          "RECORD_SCRIPTS, or add it to UNCHECKED_SCRIPTS with the reason")  # fmt: skip
+    assert not checked & set(excluded)
+    assert all(reason.strip() for reason in excluded.values())
+
+
+def test_a_part_edited_by_hand_makes_the_check_fail(generator, tmp_path, monkeypatch, capsys):
+    [(page, writer, part, title)] = generator._benchmark("deque_study").page_parts()
+    copy = tmp_path / page.name
+    copy.write_text(page.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(generator, "record_parts", lambda: [(copy, writer, part, title)])
+    assert generator.main(["--check"]) == 0, capsys.readouterr().out  # the page as committed
+    begin, end = generator._benchmark("marked_part").markers(writer)
+    head, rest = copy.read_text(encoding="utf-8").split(begin, 1)
+    inside, after = rest.split(end, 1)
+    edited = inside.replace("| 1.000 |", "| 0.999 |", 1)
+    assert edited != inside
+    copy.write_text(head + begin + edited + end + after, encoding="utf-8")
+    capsys.readouterr()
+    assert generator.main(["--check"]) == 1
+    out = capsys.readouterr().out
+    assert f"{copy} (committed)" in out and "| 0.999 |" in out
+
+
+def test_parts_compose_on_one_page_and_with_the_generated_text(generator, tmp_path):
+    page = (tmp_path / "page.md").resolve()
+    parts = [(page, "benchmarks/a.py", "| a |", "# A"), (page, "benchmarks/b.py", "| b |", "# B")]
+    text = generator.with_record_parts({page: "# Page\n\nGenerated.\n"}, parts)[page]
+    assert text.startswith("# Page\n\nGenerated.\n") and text.index("| a |") < text.index("| b |")
+    # Written again, each part replaces itself.
+    assert generator.with_record_parts({page: text}, parts)[page] == text
+    # A page the generator does not write is read from disk, and its text kept.
+    other = tmp_path / "other.md"
+    other.write_text("# Other\n\nKept.\n", encoding="utf-8")
+    [(path, text)] = generator.with_record_parts({}, [(other, "benchmarks/a.py", "| a |", "# A")]).items()
+    assert path == other.resolve() and text.startswith("# Other\n\nKept.\n\n<!-- Written by benchmarks/a.py")
+
+
+def test_importing_the_record_scripts_leaves_the_environment_as_it_is(generator):
+    # The generator imports them: a script that sets KERAS_BACKEND must do so when run, not when imported.
+    code = ("import os, sys; sys.path.insert(0, 'benchmarks'); before = dict(os.environ); "
+            f"[__import__(name) for name in {generator.RECORD_SCRIPTS!r}]; "
+            "print(sorted(k for k in {*before, *os.environ} if before.get(k) != os.environ.get(k)))")  # fmt: skip
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert run.stdout.splitlines()[-1] == "[]", run.stdout
 
 
 def test_both_matrices_are_the_recorded_results_with_a_run_count_in_every_cell(generator):
