@@ -301,7 +301,7 @@ def test_every_number_quoted_in_the_results_prose_is_held_by_a_record_or_table(g
 
     every_page = [ROOT / "README.md", DOCS / "results.md", *sorted(generator.RESULTS.glob("*.md"))]
     texts = {path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8") for path in every_page}
-    records = [json.loads(path.read_text()) for path in sorted(generator.RESULTS.rglob("*.json"))]
+    records = [json.loads(path.read_text()) for path in sorted(generator.RESULTS.rglob("*.json")) if not path.name.startswith(".")]
     records += [reproduce.PAPER_TEST, config.PAPER_LEARNING_RATES]
     generated = [text[start:end] for text in texts.values() for start, end in _generated_spans(text, generator.HAND_WRITTEN)]
     quoting = ["README.md", "docs/results.md", *(f"docs/results/{task}.md" for task in generator.TASKS)]
