@@ -22,7 +22,8 @@
 #      XLA test;
 #   3. timings: benchmarks/throughput.py, the Stack-, Queue-, DeQue-LSTM and
 #      the 2-layer LSTM in one process per backend and length, T=131 and
-#      T=1027 (--quick: T=16 and 64, hidden 32, a few steps).
+#      T=1027 (--quick: T=16 and 64, hidden 32, a few steps); they add
+#      nothing to the speed record (`--record ''`).
 # A part that fails or runs out of time is recorded and the script goes on.
 #
 # Output: OUTDIR/gpu_check.md (date, devices, versions, tests passed/failed
@@ -147,7 +148,7 @@ for length in "${lengths[@]}"; do
     # shellcheck disable=SC2086  # the settings are words
     part "throughput-$backend-$length" "$(limit "${bench_limit[$length]}" "$later")" env KERAS_BACKEND="$backend" \
       "$PYTHON" benchmarks/throughput.py --models "$models" --length "$length" ${bench_args[$length]} $sizes \
-      --json "$out/throughput-$backend-$length.json"
+      --json "$out/throughput-$backend-$length.json" --record ''
   done
 done
 

@@ -6,7 +6,8 @@ training step (`train_on_batch`), then times `--steps` steps. Peak memory is
 the process's peak resident set size, so each model's figure is its own. The
 table gives each model's step time and peak memory, and both as ratios to
 the parameter-matched baseline, the 2-layer `keras.layers.LSTM(256)`,
-measured in the same run.
+measured in the same run. Every run adds a row to the speed record,
+`docs/results/speed_runs.json` (`--record`; see `speed_tables.py`).
 
 Models: `lstm2`; `stack`, `queue`, `deque` (a `MemoryRNN` over an
 `LSTMCell(256)`, fused scan); append `:generic` for the same model on Keras'
@@ -23,6 +24,8 @@ import os
 import subprocess
 import sys
 import time
+
+from speed_tables import RECORD, add_run
 
 VOCAB = 132
 
@@ -72,6 +75,7 @@ def main():
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--steps", type=int, default=5, help="timed steps per model and length")
     parser.add_argument("--json", help="also write the results to this JSON file")
+    parser.add_argument("--record", default=RECORD, help="the speed record to add this run's row to ('' for none)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -123,6 +127,7 @@ def main():
         with open(tmp, "w") as f:
             json.dump({"backend": backend, "args": vars(args), "results": results}, f, indent=2)
         os.replace(tmp, args.json)
+    add_run(args.record, "memory_scan", args, results)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ Times are sums of operation times (the CPU may run independent operations
 at once, so they can add up to more than the step's wall time). The
 script also checks the optimised program for a copy of a
 `(batch, slots, width)` array inside a loop, which the scan's design rules
-out. The optimizer update is not included.
+out. The optimizer update is not included. Every run adds a row to the
+speed record, `docs/results/speed_runs.json` (`--record`; see
+`speed_tables.py`).
 
 Usage:
     KERAS_BACKEND=jax python benchmarks/profile_scan.py --memory stack --length 131 --steps 5
@@ -38,6 +40,8 @@ import tempfile
 import time
 
 import keras
+
+from speed_tables import RECORD, add_run
 
 VOCAB = 132
 
@@ -187,6 +191,7 @@ def main():
     parser.add_argument("--batch", type=int, default=10)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--width", type=int, default=256)
+    parser.add_argument("--record", default=RECORD, help="the speed record to add this run's row to ('' for none)")
     args = parser.parse_args()
     if keras.backend.backend() != "jax":
         sys.exit("Run with KERAS_BACKEND=jax: the profile reads an XLA trace from jax.profiler.")
@@ -217,13 +222,20 @@ def main():
         f"{total / args.steps / 1e3:.1f} ms of operations per step"
     )
     print("\n| phase | ms per step | share |\n|---|---|---|")
-    for label, _, _ in PHASES:
-        if phases[label] or label != "controller + heads recomputed (generic path)":
-            print(f"| {label} | {phases[label] / args.steps / 1e3:.2f} | {100 * phases[label] / total:.1f}% |")
+    shown = [label for label, _, _ in PHASES if phases[label] or label != "controller + heads recomputed (generic path)"]
+    for label in shown:
+        print(f"| {label} | {phases[label] / args.steps / 1e3:.2f} | {100 * phases[label] / total:.1f}% |")
     slots = args.length * (2 if args.memory == "deque" else 1)
     copies = loop_copies(instructions, bodies, args.batch, slots, args.width)
     print(f"\nCopies of a (batch, slots, width) = ({args.batch}, {slots}, {args.width}) array inside a loop: "
           + (", ".join(copies) if copies else "none"))  # fmt: skip
+    results = {
+        "wall_ms_per_step": wall * 1e3,
+        "operations_ms_per_step": total / args.steps / 1e3,
+        "phases": {label: phases[label] / args.steps / 1e3 for label in shown},
+        "loop_copies": copies,
+    }
+    add_run(args.record, "profile_scan", args, results)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,10 @@ rate and its ratio to the parameter-matched baseline, a 2-layer
 against the fastest 2-layer LSTM variant measured, so that a memory model
 under XLA is never compared with a baseline slowed down by XLA.
 
+Every run adds a row to the speed record, `docs/results/speed_runs.json`
+(`--record`; `speed_tables.py` describes it and writes the speed page from
+it): the machine, the versions, and each model's rate in every round.
+
 Usage:
     python benchmarks/throughput.py                       # TensorFlow, XLA
     KERAS_BACKEND=jax python benchmarks/throughput.py
@@ -23,6 +27,7 @@ import keras
 import numpy as np
 
 from keras_neural_memory import DequeCell, MemoryRNN, QueueCell, StackCell
+from speed_tables import RECORD, add_run
 
 VOCAB = 132
 
@@ -73,6 +78,7 @@ def main():
     )
     parser.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--json", help="also write the results to this JSON file")
+    parser.add_argument("--record", default=RECORD, help="the speed record to add this run's row to ('' for none)")
     args = parser.parse_args()
 
     rng = np.random.default_rng(0)
@@ -108,6 +114,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"backend": keras.backend.backend(), "args": vars(args), "results": results}, f, indent=2)
+    add_run(args.record, "throughput", args, results)
 
 
 if __name__ == "__main__":

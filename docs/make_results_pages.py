@@ -98,6 +98,7 @@ RECORD_SCRIPTS = (
     "itg_entropy",
     "itg_study",
     "lstm_budget",
+    "speed_tables",
     "strength_noise",
 )
 # The scripts that write a part of a page but are not checked against a record: (module, why).

@@ -140,11 +140,12 @@ print(f"same weights: max |XLA - no XLA| over the logits = {difference:.2e}")
 # them in interleaved rounds of `train_on_batch` steps and reports each
 # model's median rate and its ratio to the fastest 2-layer LSTM variant
 # measured. It runs here as a separate process, exactly as from the command
-# line, and writes its results as JSON:
+# line, and writes its results as JSON (`--record ""`: not into the
+# repository's speed record, `docs/results/speed_runs.json`):
 
 # %%
 results_path = pathlib.Path(tempfile.mkdtemp()) / "throughput.json"
-command = [sys.executable, str(ROOT / "benchmarks" / "throughput.py"), *SETTINGS["benchmark"], "--json", str(results_path)]
+command = [sys.executable, str(ROOT / "benchmarks" / "throughput.py"), *SETTINGS["benchmark"], "--json", str(results_path), "--record", ""]
 print("$", " ".join(["python", "benchmarks/throughput.py", *SETTINGS["benchmark"]]))
 start = time.perf_counter()
 run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)

@@ -304,20 +304,51 @@ def device_description(replicas=1):
     """The backend and device kind this process trains on, e.g. "jax, 1 x NVIDIA H100 80GB HBM3"."""
     import keras
 
+    accelerators = _accelerators()
+    kind = accelerators[0] if accelerators else f"CPU ({platform.machine()}, {_cpu_cores()})"
+    return f"{keras.backend.backend()}, {replicas} x {kind}"
+
+
+def machine_description():
+    """The machine this process runs on: its CPU, and the accelerators the backend sees.
+
+    E.g. "Intel(R) Xeon(R) CPU @ 2.20GHz (x86_64, 2 cores)", or
+    "AMD EPYC 7B13 (x86_64, 16 cores), 1 x NVIDIA H200". The CPU's name is
+    /proc/cpuinfo's "model name" where the system has one.
+    """
+    counts = {}
+    for kind in _accelerators():
+        counts[kind] = counts.get(kind, 0) + 1
+    return ", ".join([f"{_cpu_model()} ({platform.machine()}, {_cpu_cores()})", *(f"{n} x {k}" for k, n in counts.items())])
+
+
+def _accelerators():
+    """The kind of every device other than the CPU that the backend sees (GPUs, TPUs), in its order."""
+    import keras
+
     backend = keras.backend.backend()
-    kind = None
     if backend == "jax":
         import jax
 
-        kind = jax.devices()[0].device_kind
-    elif backend == "tensorflow":
+        return [device.device_kind for device in jax.devices() if device.platform != "cpu"]
+    if backend == "tensorflow":
         import tensorflow as tf
 
-        gpus = tf.config.list_physical_devices("GPU")
-        kind = tf.config.experimental.get_device_details(gpus[0]).get("device_name") if gpus else None
-    if kind is None or kind.lower() == "cpu":
-        kind = f"CPU ({platform.machine()}, {_cpu_cores()})"
-    return f"{backend}, {replicas} x {kind}"
+        return [tf.config.experimental.get_device_details(gpu).get("device_name") or "GPU"
+                for gpu in tf.config.list_physical_devices("GPU")]  # fmt: skip
+    return []
+
+
+def _cpu_model():
+    """The CPU's name from /proc/cpuinfo, else what `platform` says, else "CPU"."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "CPU"
 
 
 def _cpu_cores():
