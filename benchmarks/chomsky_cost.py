@@ -129,6 +129,19 @@ def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
     return [(pathlib.Path(page), "benchmarks/chomsky_cost.py", part, "# The Chomsky-hierarchy benchmark")]
 
 
+def _against_the_lstm(models):
+    """The sentence that names the LSTM's size beside each model's step time as a multiple of its own."""
+    lstm = models["lstm"]
+    others = []
+    for memory, row in models.items():
+        if memory != "lstm":
+            low, high = min(row["step_time_ratio_to_lstm"]), max(row["step_time_ratio_to_lstm"])
+            others.append(f"`{memory}` ({row['parameters']:,} parameters) {low:.2f}-{high:.2f}x")
+    return (f"Against the protocol's 1-layer LSTM ({lstm['parameters']:,} parameters), a training step takes, as a "
+            f"multiple of the LSTM's step in the same round (over {len(lstm['step_time_ratio_to_lstm'])} rounds): "
+            f"{'; '.join(others)}.")
+
+
 def report(record):
     """The page's part: how it was measured, and the table."""
     longest = max(record["eval_lengths"])
@@ -159,6 +172,7 @@ def report(record):
             f"| {row['run_hours']:.2f} h | {record['sweep']['hours_by_model'][memory]:,.0f} h "
             f"| {row['authors_budget_run_hours']:,.0f} h |"
         )
+    lines += ["", _against_the_lstm(record["models"])]
     total = sum(record["sweep"]["hours_by_model"].values())
     lines += ["", f"The full sweep of these models takes {total:,.0f} hours of one process on the CPU above "
                   f"({total / 24:,.1f} days)."]
