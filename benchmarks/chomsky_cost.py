@@ -116,15 +116,7 @@ def peak_memory_gib():
 
 
 def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
-    """The part of the results page that this script writes, from its record alone.
-
-    Args:
-        record: The record (`--output`); by default the committed one.
-        page: The results page (`--page`).
-
-    Returns:
-        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
-    """
+    """`[(page, writer, part, title)]`, `marked_part.write_part`'s arguments: this script's part of `page`, from `record` alone (default: the committed one)."""
     part = report(json.loads(pathlib.Path(record).read_text()))
     return [(pathlib.Path(page), "benchmarks/chomsky_cost.py", part, "# The Chomsky-hierarchy benchmark")]
 

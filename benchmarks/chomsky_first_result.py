@@ -231,16 +231,7 @@ def drawn_models(record):
 
 
 def page_parts(record=ROOT / RECORD, page=ROOT / PAGE, figure=ROOT / FIGURE):
-    """The part of the results page that this script writes, from its record alone.
-
-    Args:
-        record: The record (`--results-file`); by default the committed one.
-        page: The results page (`--page`).
-        figure: Where the record's figure lies (`--figure`), for the page's link to it.
-
-    Returns:
-        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
-    """
+    """`[(page, writer, part, title)]`, `marked_part.write_part`'s arguments: this script's part of `page`, from `record` alone (default: the committed one); `figure` is where its figure lies, for the page's link."""
     page = pathlib.Path(page)
     part = report(json.loads(pathlib.Path(record).read_text()), os.path.relpath(figure, page.parent))
     return [(page, "benchmarks/chomsky_first_result.py", part, "# The Chomsky-hierarchy benchmark")]

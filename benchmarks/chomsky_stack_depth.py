@@ -141,15 +141,7 @@ def capacity_score(capacity, train_max_length=40, max_length=500):
 
 
 def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
-    """The part of the results page that this script writes, from its record alone.
-
-    Args:
-        record: The record (`--output`); by default the committed one.
-        page: The results page (`--page`).
-
-    Returns:
-        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
-    """
+    """`[(page, writer, part, title)]`, `marked_part.write_part`'s arguments: this script's part of `page`, from `record` alone (default: the committed one)."""
     part = report(json.loads(pathlib.Path(record).read_text())["runs"])
     return [(pathlib.Path(page), "benchmarks/chomsky_stack_depth.py", part, "# The Chomsky-hierarchy benchmark")]
 

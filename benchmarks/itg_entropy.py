@@ -317,15 +317,7 @@ def _stat(value, digits=1):
 
 
 def page_parts(record=ROOT / RECORD, page=ROOT / PAGE) -> list[tuple]:
-    """The part of the results page that this script writes, from its record alone.
-
-    Args:
-      record: the record (``--record``); by default the committed one.
-      page: the results page (``--output``).
-
-    Returns:
-      ``[(page, writer, part, title)]``, the arguments of ``marked_part.write_part``.
-    """
+    """`[(page, writer, part, title)]`, `marked_part.write_part`'s arguments: this script's part of `page`, from `record` alone (default: the committed one)."""
     part = report(json.loads(pathlib.Path(record).read_text()))
     return [(pathlib.Path(page), "benchmarks/itg_entropy.py", part, "# The ITG grammars: entropy and verb movement")]
 

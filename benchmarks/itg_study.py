@@ -117,15 +117,7 @@ def main(argv=None):
 
 
 def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
-    """The part of the results page that this script writes, from its record alone.
-
-    Args:
-        record: The record (`--record`); by default the committed one.
-        page: The results page (`--output`).
-
-    Returns:
-        `[(page, writer, part, title)]`, the arguments of `marked_part.write_part`.
-    """
+    """`[(page, writer, part, title)]`, `marked_part.write_part`'s arguments: this script's part of `page`, from `record` alone (default: the committed one)."""
     part = report(read_rows(pathlib.Path(record)))
     return [(pathlib.Path(page), "benchmarks/itg_study.py", part, "# The ITG grammars: entropy and verb movement")]
 

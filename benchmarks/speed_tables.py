@@ -33,7 +33,6 @@ Usage:
 import argparse
 import datetime
 import importlib.metadata
-import json
 import pathlib
 import platform
 import shlex
@@ -460,14 +459,11 @@ def report(rows):
     return "\n".join(lines).rstrip() + "\n"
 
 
-def read_record(path=ROOT / RECORD):
-    path = pathlib.Path(path)
-    return json.loads(path.read_text()) if path.exists() else []
+def page_parts(record=ROOT / RECORD, page=PAGE):
+    """`[(page, writer, part, title)]`, `marked_part.write_part`'s arguments: this script's part of `page`, from `record` alone (default: the committed one)."""
+    from study_record import read_rows
 
-
-def page_parts():
-    """`[(page, writer, part, title)]`: the part of the speed page that the record gives."""
-    return [(PAGE, WRITER, report(read_record()), TITLE)]
+    return [(pathlib.Path(page), WRITER, report(read_rows(pathlib.Path(record))), TITLE)]
 
 
 def main(argv=None):
@@ -477,7 +473,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     from marked_part import write_part
 
-    write_part(pathlib.Path(args.output), WRITER, report(read_record(args.record)), TITLE)
+    for part in page_parts(args.record, args.output):
+        write_part(*part)
     print(f"wrote {args.output}")
 
 
