@@ -206,7 +206,7 @@ def page_parts(record=ROOT / RECORD, page=ROOT / PAGE):
 def report(rows, scale_name):
     """The markdown of the record's runs at one scale: their commands, the table of every run and the counts that learn."""
     ranges, scale = LENGTH_RANGES[scale_name], SCALES[scale_name]
-    rows = sorted(rows, key=lambda row: (row["memory"], row["strength_noise"], row["seed"]))
+    rows = sorted(rows, key=lambda row: (row["memory"], row["strength_noise"], row["batches"], row["seed"]))
     rates = ", ".join(f"{rate:g}" for rate in sorted({row["learning_rate"] for row in rows}))
     batches = ", ".join(f"{b:,}" for b in sorted({row["batches"] for row in rows}))
     lines = [f"- Command: `KERAS_BACKEND=jax {command}`" for command in dict.fromkeys(row["command"] for row in rows)]
@@ -216,15 +216,15 @@ def report(rows, scale_name):
         f" {rates} with clipping at 1, batch 10, {batches} batches for every"
         f" run (no early stopping); accuracy on {rows[0]['examples']} fresh strings per length range.",
         "",
-        "| memory | strength_noise | seed | train coarse (last epoch) | "
+        "| memory | strength_noise | batches | seed | train coarse (last epoch) | "
         + " | ".join(f"coarse {a}-{b}" for a, b in ranges)
         + f" | fine {ranges[-1][0]}-{ranges[-1][1]} | fraction |",
-        "|---|--:|--:|--:|" + "--:|" * (len(ranges) + 2),
+        "|---|--:|--:|--:|--:|" + "--:|" * (len(ranges) + 2),
     ]
     names = [f"{a}-{b}" for a, b in ranges]
     for row in rows:
         train = f"{row['train_coarse']:.3f}" if row["train_coarse"] is not None else "–"
-        cells = [row["memory"], f"{row['strength_noise']:g}", str(row["seed"]), train]
+        cells = [row["memory"], f"{row['strength_noise']:g}", f"{row['batches']:,}", str(row["seed"]), train]
         if row["accuracy"] is None:
             cells += ["diverged"] * (len(ranges) + 2)
         else:
@@ -234,11 +234,12 @@ def report(rows, scale_name):
     # The bar is met at the paper's test lengths, 66-128.
     tested = next(name for (low, _), name in zip(ranges, names) if low > 64)
     counts = []
-    for condition in dict.fromkeys((row["memory"], row["strength_noise"]) for row in rows):
-        group = [row for row in rows if (row["memory"], row["strength_noise"]) == condition]
+    for condition in dict.fromkeys((row["memory"], row["strength_noise"], row["batches"]) for row in rows):
+        group = [row for row in rows if (row["memory"], row["strength_noise"], row["batches"]) == condition]
         learned = [row for row in group if row["accuracy"] is not None and learns(row["accuracy"][tested]["coarse"])]
         seeds = ", ".join(str(row["seed"]) for row in group)
-        counts.append(f"{condition[0]} with strength_noise {condition[1]:g}: {len(learned)} of {len(group)} (seeds {seeds})")
+        counts.append(f"{condition[0]} with strength_noise {condition[1]:g} after {condition[2]:,} batches: "
+                      f"{len(learned)} of {len(group)} (seeds {seeds})")
     lines += ["", f"Runs that learn the task (coarse accuracy at least {LEARNS_AT} at lengths {tested}): {'; '.join(counts)}."]
     return "\n".join(lines) + "\n"
 
