@@ -227,6 +227,15 @@ def _read_off(rows, table):
         "",
         "## The output buffer's read-off: this package's default against Hao et al.'s reference code",
         "",
+        "§2.3 reads the outputs by \"repeatedly dequeuing the front of the output buffer with strength 1 and "
+        "reading the front\". `BufferedStackRNN` reads output k after k - 1 dequeues by default (as the input "
+        "buffer reads x_1 before any dequeue); Hao et al.'s reference code dequeues before every read, so output k "
+        f"comes after k dequeues and the first unit of strength written is never read (`output_offset={REFERENCE_OFFSET}`). "
+        "That discarded first write is a free step of delay, which is what a linear controller needs for "
+        "cumulative XOR (§4: it \"cannot solve Cumulative XOR Evaluation without introducing a delay\"). The "
+        "buffered rows of Table 1, read both ways, same protocol and seeds, without the strength regulariser "
+        "(which the reference code applies to the buffer gates only):",
+        "",
         *(f"- Command: {command} (its unbuffered trials are Table 1's)." for command in _commands(reference_rows)),
         "",
         "| Task | output_offset | ours train min | med | max | dev med | ours test min | med | max | paper train "

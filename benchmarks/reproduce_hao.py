@@ -38,6 +38,7 @@ import argparse
 import os
 import pathlib
 import platform
+import statistics
 import sys
 import time
 
@@ -170,8 +171,9 @@ class Trials:
 
 
 def summary_text(rows, name):
-    values = sorted(r[name] for r in rows)
-    return f"{values[0]:5.1f} {values[len(values) // 2]:5.1f} {values[-1]:5.1f}"
+    """min, median and max of the rows' `name`, as the console shows them."""
+    values = [r[name] for r in rows]
+    return f"{min(values):5.1f} {statistics.median(values):5.1f} {max(values):5.1f}"
 
 
 def parse_args(argv):
