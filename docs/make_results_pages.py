@@ -242,6 +242,60 @@ def train_claim(rows):
     return sentence + " ([the default-scale table](docs/results.md#the-default-scale-table-every-memory-on-every-task))."
 
 
+# How the claims name each task in a sentence.
+TASK_WORDS = {"sequence_copy": "copy", "sequence_reversal": "reversal", "bigram_flip": "bigram flipping",
+              "itg_svo_sov": "SVO to SOV", "itg_gender_conjugation": "gender conjugation"}  # fmt: skip
+
+
+def _rate(rate):
+    """A learning rate as the pages write it: 0.001 as "1e-3"."""
+    mantissa, exponent = f"{rate:e}".split("e")
+    return f"{float(mantissa):g}e{int(exponent)}"
+
+
+def _runs(count):
+    return f"{count} run" if count == 1 else f"{count} runs"
+
+
+def paper_claim(runs, page_dir=ROOT):
+    """One sentence: how many runs of the paper-scale grid learn each task, per memory, with their seeds.
+
+    Every run of a (task, memory) cell counts, at every learning rate of
+    the grid; a memory that learns no task gets its best test coarse
+    accuracy instead.
+    """
+    from keras_neural_memory.experiments.common import learns
+
+    parts = []
+    for model in ("stack", "queue", "deque"):
+        mine = [run for run in runs if run["plan_model"] == model]
+        if not mine:
+            continue
+        learned, others = [], 0
+        for task in TASKS:
+            grid = _of_task([run for run in mine if run["task"] == task], task)
+            winners = [run for run in grid if learns(run["test_accuracy"]["coarse"])]
+            if winners:
+                where = ", ".join(f"seed {run['seed']} at {_rate(run['learning_rate'])}" for run in winners)
+                learned.append(f"{TASK_WORDS[task]} in {len(winners)} of {_runs(len(grid))} ({where})")
+            else:
+                others += len(grid)
+        name = MODEL_NAMES[model]
+        if learned:
+            text = f"the {name} learns " + ", ".join(learned)
+            parts.append(text + (f", and no other task in its {others} other run{'s' * (others != 1)}" if others else ""))
+        else:
+            best = max(mine, key=lambda run: run["test_accuracy"]["coarse"])
+            parts.append(f"the {name} learns no task in its {_runs(len(mine))} (its best test coarse"
+                         f" {best['test_accuracy']['coarse']:.2f}, on {TASK_WORDS[best['task']]})")  # fmt: skip
+    lstms = [run for run in runs if run["plan_model"].startswith("lstm")]
+    if lstms:
+        learned = sum(learns(run["test_accuracy"]["coarse"]) for run in lstms)
+        parts.append(f"the deep LSTMs learn a task in {learned} of their {_runs(len(lstms))}")
+    link = _link(ROOT / "docs" / "results.md", page_dir)
+    return "; ".join(parts) + f" ([every run]({link}#the-papers-table-at-the-papers-scale))."
+
+
 def grid_table(runs, task, page_dir=RESULTS):
     """Every run of a task at the paper's scale."""
     lines = [
@@ -496,10 +550,12 @@ def expected_files():
         pages[path] = _with_hand_written(task_page(task, paper, quick, train), existing)
     readme = ROOT / "README.md"
     text = _fill(readme.read_text(encoding="utf-8"), "default-matrix", default_table(table), "README.md")
-    pages[readme] = _fill(text, "train-claim", train_claim(table), "README.md")
+    text = _fill(text, "train-claim", train_claim(table), "README.md")
+    pages[readme] = _fill(text, "paper-claim", paper_claim(paper), "README.md")
     overview = ROOT / "docs" / "results.md"
     text = _fill(overview.read_text(encoding="utf-8"), "matrix", matrix(paper, ROOT / "docs"), "docs/results.md")
     text = _fill(text, "paper-table", paper_table(paper), "docs/results.md")
+    text = _fill(text, "paper-claim", paper_claim(paper, ROOT / "docs"), "docs/results.md")
     text = _fill(text, "quick-table", seeds_table(quick), "docs/results.md")
     text = _fill(text, "train-table", seeds_table(train), "docs/results.md")
     text = _fill(text, "default-table", default_table(table, ROOT / "docs"), "docs/results.md")

@@ -38,6 +38,21 @@ def test_results_pages_are_up_to_date(generator, capsys):
     assert status == 0, f"the results pages are stale: run `python docs/make_results_pages.py`\n{capsys.readouterr().out}"
 
 
+def test_the_paper_claim_counts_every_run_of_each_cell_against_the_bar(generator):
+    def run(task, model, seed, rate, coarse):
+        return {"task": task, "plan_model": model, "seed": seed, "learning_rate": rate,
+                "test_accuracy": {"coarse": coarse}}  # fmt: skip
+
+    runs = [run("sequence_copy", "queue", 0, 5e-3, 0.95), run("sequence_copy", "queue", 1, 1e-3, 0.946),
+            run("sequence_reversal", "queue", 0, 5e-3, 0.0), run("sequence_reversal", "deque", 0, 5e-3, 0.67),
+            run("bigram_flip", "lstm2", 0, 1e-3, 0.0)]  # fmt: skip
+    claim = generator.paper_claim(runs)
+    assert claim.startswith("the Queue-LSTM learns copy in 1 of 2 runs (seed 0 at 5e-3), and no other task in its "
+                            "1 other run; the DeQue-LSTM learns no task in its 1 run (its best test coarse 0.67, on "
+                            "reversal); the deep LSTMs learn a task in 0 of their 1 run")  # fmt: skip
+    assert "(docs/results.md#the-papers-table-at-the-papers-scale)" in claim
+
+
 def test_every_script_that_writes_a_part_of_a_page_is_checked_or_excluded_with_a_reason(generator):
     scripts = [path for path in (ROOT / "benchmarks").glob("*.py") if path.name != "marked_part.py"]
     writers = sorted(path.stem for path in scripts if re.search(r"\bwrite_part\(", path.read_text(encoding="utf-8")))
