@@ -247,12 +247,6 @@ TASK_WORDS = {"sequence_copy": "copy", "sequence_reversal": "reversal", "bigram_
               "itg_svo_sov": "SVO to SOV", "itg_gender_conjugation": "gender conjugation"}  # fmt: skip
 
 
-def _rate(rate):
-    """A learning rate as the pages write it: 0.001 as "1e-3"."""
-    mantissa, exponent = f"{rate:e}".split("e")
-    return f"{float(mantissa):g}e{int(exponent)}"
-
-
 def _runs(count):
     return f"{count} run" if count == 1 else f"{count} runs"
 
@@ -266,6 +260,7 @@ def paper_claim(runs, page_dir=ROOT):
     """
     from keras_neural_memory.experiments.common import learns
 
+    rate_text = _benchmark("study_record").rate_text
     parts = []
     for model in ("stack", "queue", "deque"):
         mine = [run for run in runs if run["plan_model"] == model]
@@ -276,7 +271,7 @@ def paper_claim(runs, page_dir=ROOT):
             grid = _of_task([run for run in mine if run["task"] == task], task)
             winners = [run for run in grid if learns(run["test_accuracy"]["coarse"])]
             if winners:
-                where = ", ".join(f"seed {run['seed']} at {_rate(run['learning_rate'])}" for run in winners)
+                where = ", ".join(f"seed {run['seed']} at {rate_text(run['learning_rate'])}" for run in winners)
                 learned.append(f"{TASK_WORDS[task]} in {len(winners)} of {_runs(len(grid))} ({where})")
             else:
                 others += len(grid)
