@@ -213,6 +213,16 @@ PAIR = re.compile(r"(?<![\w.,])(\d+)\s*(?:/|of)\s*(\d+)(?![.,]?\d)")
 # (page, number) quoted that is no result.
 NOT_RESULTS = {
     ("docs/results.md", "475 of 500"),  # the bar's arithmetic: 0.95 of the 500 test strings
+    # The protocol's constants, from the authors' code: optax's epsilon, one of their learning rates,
+    # and the tolerance `tests/cli/test_chomsky.py` holds the padded logits to.
+    ("docs/results/chomsky.md", "1e-8"),
+    ("docs/results/chomsky.md", "3e-4"),
+    ("docs/results/chomsky.md", "1e-5"),
+    # Sums over rows of the same page's generated table: itg_study's three grammars (7 of its 9 runs),
+    # and the failed copy runs of two deque_study conditions that `error_positions.py`, whose command
+    # the sentence gives, reads (5 of those 7).
+    ("docs/results/itg_grammar.md", "7 of 9"),
+    ("docs/results/deque.md", "5 of the 7"),
 }
 
 
@@ -265,20 +275,23 @@ def held_numbers(records, generated_parts):
 
 
 def unfound_quotes(pages, held, hand_written, not_results=()):
-    """`page:line: number (the line)` of every number the prose of `pages` ({name: text}) quotes, not in `held`."""
+    """`page:line: number (the line)` of every number the prose of `pages` ({name: text}) quotes, not in `held`.
+
+    `not_results` holds `(page, number as written)` pairs that are not results, each with its reason.
+    """
     unfound = []
     for name, text in pages.items():
         skipped = _generated_spans(text, hand_written) + [match.span() for match in NOT_PROSE.finditer(text)]
         for match in QUOTE.finditer(_blanked(text, skipped)):
             for written, key in _quoted(match):
-                if key not in held and (name, key) not in not_results:
+                if key not in held and (name, written) not in not_results:
                     line = text.count("\n", 0, match.start()) + 1
                     unfound.append(f"{name}:{line}: {written} ({text.splitlines()[line - 1].strip()})")
     return unfound
 
 
 def test_every_number_quoted_in_the_results_prose_is_held_by_a_record_or_table(generator):
-    """The prose of the README, docs/results.md and each task page quotes only what a record or table holds.
+    """The prose of the README, docs/results.md and every page under docs/results/ quotes only what a record or table holds.
 
     The prose is the text outside the generated parts, code, HTML comments, link targets and
     versions (`Python ≥ 3.10`, `Apache 2.0`). A number it quotes is:
@@ -319,7 +332,7 @@ def test_every_number_quoted_in_the_results_prose_is_held_by_a_record_or_table(g
     records = [json.loads(path.read_text()) for path in sorted(generator.RESULTS.rglob("*.json")) if not path.name.startswith(".")]
     records += [reproduce.PAPER_TEST, config.PAPER_LEARNING_RATES]
     generated = [text[start:end] for text in texts.values() for start, end in _generated_spans(text, generator.HAND_WRITTEN)]
-    quoting = ["README.md", "docs/results.md", *(f"docs/results/{task}.md" for task in generator.TASKS)]
+    quoting = list(texts)  # every results page, the README and docs/results.md
     held = held_numbers(records, generated)
     unfound = unfound_quotes({name: texts[name] for name in quoting}, held, generator.HAND_WRITTEN, NOT_RESULTS)
     assert not unfound, "numbers quoted on the results pages that no record or generated table holds:\n" + "\n".join(unfound)
