@@ -101,8 +101,6 @@ RECORD_SCRIPTS = (
     "speed_tables",
     "strength_noise",
 )
-# The scripts that write a part of a page but are not checked against a record: (module, why).
-UNCHECKED_SCRIPTS = ()
 
 
 # ------------------------------------------------------------------ runs
@@ -278,7 +276,7 @@ def paper_claim(runs, page_dir=ROOT):
         name = MODEL_NAMES[model]
         if learned:
             text = f"the {name} learns " + ", ".join(learned)
-            parts.append(text + (f", and no other task in its {others} other run{'s' * (others != 1)}" if others else ""))
+            parts.append(text + (f", and no other task in its other {_runs(others)}" if others else ""))
         else:
             best = max(mine, key=lambda run: run["test_accuracy"]["coarse"])
             parts.append(f"the {name} learns no task in its {_runs(len(mine))} (its best test coarse"

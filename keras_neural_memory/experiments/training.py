@@ -10,6 +10,7 @@ results["test_accuracy"]  # {"coarse": ..., "fine": ..., "masked": ...}
 ```
 """
 
+import collections
 import contextlib
 import importlib.util
 import math
@@ -316,9 +317,7 @@ def machine_description():
     "AMD EPYC 7B13 (x86_64, 16 cores), 1 x NVIDIA H200". The CPU's name is
     /proc/cpuinfo's "model name" where the system has one.
     """
-    counts = {}
-    for kind in _accelerators():
-        counts[kind] = counts.get(kind, 0) + 1
+    counts = collections.Counter(_accelerators())
     return ", ".join([f"{_cpu_model()} ({platform.machine()}, {_cpu_cores()})", *(f"{n} x {k}" for k, n in counts.items())])
 
 
