@@ -1,4 +1,4 @@
-"""The Chomsky-hierarchy table: `neural-memory train` on tasks x models x seeds, one learning rate, one record.
+"""The Chomsky-hierarchy table: `neural-memory train` on tasks x models x seeds, at one learning rate, in one record.
 
 Each run is `neural-memory train --task chomsky_hierarchy/TASK --memory M
 --seed S --learning-rate LR` as a user types it (plus `--output-dir`), so
@@ -21,6 +21,14 @@ tape ("whole_tape_stack"). The models:
 - `superposition_stack`: the authors' Stack-RNN;
 - `lstm`: the authors' LSTM.
 
+The table runs at one learning rate of the authors' three, chosen once
+(`CHOICE_TASK`, `CHOICE_SEED`, `CHOICE_MODELS`): the rate of the highest
+mean score over those runs, which `--learning-rates 1e-4,3e-4,5e-4` trains
+into the same record. After its runs the script writes the page's part
+(the choice, then per task every model's score by seed, the seeds that
+solve it, the best, the median and the authors' Table 2 figure) and one
+figure per task from the record; `--page-only` only does that.
+
 Each run is its own `neural-memory train` process. Every run resumes where
 it stopped and a finished run is not retrained (`train`'s guarantees), nor
 is a run that the record holds with the same settings, even without its
@@ -34,23 +42,25 @@ machine with a GPU the same command trains there.
 
 Usage:
     python benchmarks/chomsky_table.py [--tasks reverse_string,...] [--models stack,...] [--seeds 0,1,2] \\
-        [--learning-rate 5e-4] [--shard 1/2] [--runs-dir runs/chomsky-table] \\
-        [--record docs/results/chomsky_table_runs.json]
+        [--learning-rates 1e-4,3e-4,5e-4] [--shard 1/2] [--runs-dir runs/chomsky-table] \\
+        [--record docs/results/chomsky_table_runs.json] [--page-only]
 """
 
 import argparse
 import json
+import os
 import pathlib
 import shlex
 import statistics
 import sys
 
 from default_scale_table import choice_list, train_results
-from study_record import add_row, read_rows
+from marked_part import write_part
+from study_record import add_row, rate_text, read_rows
 
 from keras_neural_memory.experiments import chomsky, cli
 from keras_neural_memory.experiments.cli import list_of, positive_float
-from keras_neural_memory.experiments.common import CHOMSKY_PROTOCOL
+from keras_neural_memory.experiments.common import CHOMSKY_LEARNING_RATES, CHOMSKY_PROTOCOL, SOLVES_AT, solves
 from keras_neural_memory.experiments.config import DEQUE_RECIPE, deque_recipe
 from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASK_NAMES
 
@@ -58,6 +68,19 @@ from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASK_NAMES
 TASKS = ("reverse_string", "stack_manipulation", "modular_arithmetic_brackets", "duplicate_string", "odds_first",
          "bucket_sort")  # fmt: skip
 SEEDS = (0, 1, 2)
+#: Delétang et al. (2023), Table 2: the best score over their seeds and learning rates, per task, of the
+#: two models of the table that they ran (their percentages as fractions).
+AUTHORS_SCORES = {}
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The committed record, the page of its parts and the folder of its figures, from the repository's root.
+RECORD = "docs/results/chomsky_table_runs.json"
+PAGE = "docs/results/chomsky.md"
+FIGURES = "docs/results/figures/chomsky/table"
+WRITER = "benchmarks/chomsky_table.py"
+TITLE = "# The Chomsky-hierarchy benchmark"
+#: The learning rate is chosen once, on one task and seed, over one model of each kind (a Grefenstette
+#: memory, the authors' Stack-RNN, no memory): the rate of the highest mean score.
+CHOICE_TASK, CHOICE_SEED, CHOICE_MODELS = "reverse_string", 0, ("stack", "superposition_stack", "lstm")
 
 
 def _recipe_flags():
@@ -93,11 +116,14 @@ def parse_args(argv):
     parser.add_argument("--tasks", type=choice_list(CHOMSKY_TASK_NAMES), default=list(TASKS))
     parser.add_argument("--models", type=choice_list(tuple(MODELS)), default=list(MODELS))
     parser.add_argument("--seeds", type=list_of(int), default=list(SEEDS))
-    parser.add_argument("--learning-rate", type=positive_float, default=CHOMSKY_PROTOCOL["learning_rate"],
-                        help="one of the authors' {1e-4, 3e-4, 5e-4}")  # fmt: skip
+    parser.add_argument("--learning-rates", type=list_of(positive_float), default=[CHOMSKY_PROTOCOL["learning_rate"]],
+                        help="of the authors' 1e-4,3e-4,5e-4; default: the table's")  # fmt: skip
     parser.add_argument("--shard", type=shard, default=(1, 1), help="I/N: every N-th run from the I-th")
     parser.add_argument("--runs-dir", default="runs/chomsky-table")
-    parser.add_argument("--record", default="docs/results/chomsky_table_runs.json")
+    parser.add_argument("--record", default=RECORD)
+    parser.add_argument("--page", default=PAGE, help="the results page whose parts are written after the runs")
+    parser.add_argument("--figures", default=FIGURES, help="the folder of the per-task figures")
+    parser.add_argument("--page-only", action="store_true", help="write the page and figures from the record, train nothing")
     parser.add_argument("--train-flags", type=shlex.split, default=[],
                         help="more `neural-memory train` flags for every run (smoke tests: a tiny budget)")  # fmt: skip
     return parser.parse_args(argv)
@@ -111,12 +137,14 @@ def command(task, model, seed, learning_rate):
 
 def row_key(row):
     """What identifies a run in the record."""
-    return row["task"], row["model"], row["seed"]
+    return row["task"], row["model"], row["seed"], row["settings"]["learning_rate"]
 
 
 def planned_runs(args):
-    """The `(task, model, seed)` of this process's shard, in order: seeds, then tasks, then models."""
-    runs = [(task, model, seed) for seed in args.seeds for task in args.tasks for model in args.models]
+    """The `(task, model, seed, learning_rate)` of this process's shard, in order: seeds, then tasks, then
+    models, then learning rates."""
+    runs = [(task, model, seed, rate) for seed in args.seeds for task in args.tasks for model in args.models
+            for rate in args.learning_rates]  # fmt: skip
     index, count = args.shard
     return runs[index - 1 :: count]
 
@@ -159,6 +187,142 @@ def mean_from(curve, first_length):
     return statistics.fmean(values) if values else None
 
 
+#: The page's name of each model.
+MODEL_NAMES = {
+    "stack": "Stack-LSTM",
+    "queue": "Queue-LSTM",
+    "deque": "DeQue-LSTM, paper's",
+    "deque_recipe": "DeQue-LSTM, recipe",
+    "superposition_stack": "Stack-RNN",
+    "lstm": "LSTM",
+}
+
+
+def table_rows(rows, learning_rate=CHOMSKY_PROTOCOL["learning_rate"]):
+    """The rows of the table: those at its learning rate."""
+    return [row for row in rows if row["settings"]["learning_rate"] == learning_rate]
+
+
+def _of(rows, task, model):
+    return sorted((row for row in rows if row["task"] == task and row["model"] == model), key=lambda row: row["seed"])
+
+
+def _seeds(rows):
+    return ",".join(str(row["seed"]) for row in rows)
+
+
+def score_cells(rows, score_of=lambda row: row["score"]):
+    """The table's cells of one model on one task: every seed's score, k of n solved, the best and the median."""
+    scored = [(row["seed"], score_of(row)) for row in rows if not row["diverged"] and score_of(row) is not None]
+    scores = [value for _, value in scored]
+    cells = [", ".join(f"{value:.3f} (seed {seed})" for seed, value in scored)]
+    for what, which in (("diverged", lambda row: row["diverged"]),
+                        ("no score", lambda row: not row["diverged"] and score_of(row) is None)):  # fmt: skip
+        seeds = [row["seed"] for row in rows if which(row)]
+        cells.append(f"{what}: seed {','.join(map(str, seeds))}" if seeds else "")
+    by_seed = "; ".join(cell for cell in cells if cell)
+    solved = f"{sum(solves(value) for value in scores)} of {len(rows)} (seeds {_seeds(rows)})"
+    best, median = (f"{value:.3f}" for value in (max(scores), statistics.median(scores))) if scores else ("-", "-")
+    return by_seed, solved, best, median
+
+
+def learning_rate_part(rows):
+    """The page's part that states the table's learning rate and the runs it was chosen on."""
+    chosen = CHOMSKY_PROTOCOL["learning_rate"]
+    runs = {(row["model"], row["settings"]["learning_rate"]): row for row in rows
+            if row["task"] == CHOICE_TASK and row["seed"] == CHOICE_SEED and row["model"] in CHOICE_MODELS
+            and not row["diverged"] and row["score"] is not None}  # fmt: skip
+    rates = CHOMSKY_LEARNING_RATES
+    command = (f"`python benchmarks/chomsky_table.py --tasks {CHOICE_TASK} --models {','.join(CHOICE_MODELS)} "
+               f"--seeds {CHOICE_SEED} --learning-rates {','.join(rate_text(rate) for rate in rates)}`")  # fmt: skip
+    lines = [
+        f"The table's learning rate is chosen once, on `{CHOICE_TASK}` with seed {CHOICE_SEED}, over one model "
+        f"of each kind: the Stack-LSTM, the Stack-RNN and the LSTM. It is the rate of the highest mean score "
+        f"of the three. {command}:",
+        "",
+        "| model | " + " | ".join(rate_text(rate) for rate in rates) + " |",
+        "|---|" + "--:|" * len(rates),
+    ]
+    for model in CHOICE_MODELS:
+        cells = [f"{runs[model, rate]['score']:.3f}" if (model, rate) in runs else "-" for rate in rates]
+        lines.append(f"| {MODEL_NAMES[model]} | " + " | ".join(cells) + " |")
+    whole = [rate for rate in rates if all((model, rate) in runs for model in CHOICE_MODELS)]
+    means = {rate: statistics.fmean(runs[model, rate]["score"] for model in CHOICE_MODELS) for rate in whole}
+    lines.append("| mean | " + " | ".join(f"{means[rate]:.3f}" if rate in means else "-" for rate in rates) + " |")
+    lines.append("")
+    if len(whole) == len(rates):
+        best = max(means, key=means.get)
+        lines.append(f"The highest mean is at {rate_text(best)}; the table runs at {rate_text(chosen)}.")
+    else:
+        missing = ", ".join(f"{MODEL_NAMES[m]} at {rate_text(r)}" for r in rates for m in CHOICE_MODELS
+                            if (m, r) not in runs)  # fmt: skip
+        lines.append(f"The table runs at {rate_text(chosen)}, the protocol's default, until the choice's runs are "
+                     f"all recorded; without a recorded score: {missing}.")  # fmt: skip
+    return "\n".join(lines)
+
+
+def table_part(rows, figures):
+    """The page's part: per task, every model's scores by seed, k of n solved, best, median and the authors'."""
+    rows = table_rows(rows)
+    lines = [
+        f"A run *solves* a task when its score is at least {SOLVES_AT:.2f} (the bar of "
+        "[the results](../results.md#how-runs-are-counted)). The authors' figure is the best score over their "
+        "seeds and learning rates in their Table 2, for the two models they ran; the other models are not in "
+        "their paper. The Stack-RNN is measured twice: with its 30-vector training stack, and with a stack "
+        "that holds the whole tape.",
+    ]
+    for task in dict.fromkeys([*TASKS, *(row["task"] for row in rows)]):
+        if not any(row["task"] == task for row in rows):
+            continue
+        lines += ["", f"### {task}", "", "| model | score by seed (lengths 41-500) | solves | best | median | authors |",
+                  "|---|---|---|--:|--:|--:|"]  # fmt: skip
+        for model in MODELS:
+            runs = _of(rows, task, model)
+            authors = AUTHORS_SCORES.get(task, {}).get(model)
+            authors = f"{authors:.3f}" if authors is not None else "-"
+            if not runs:
+                lines.append(f"| {MODEL_NAMES[model]} | not run | | | | {authors} |")
+                continue
+            lines.append(f"| {MODEL_NAMES[model]} | " + " | ".join(score_cells(runs)) + f" | {authors} |")
+            if model == "superposition_stack":
+                deep = [row for row in runs if "whole_tape_stack" in row]
+                cells = score_cells(deep, lambda row: row["whole_tape_stack"]["score"])
+                lines.append(f"| {MODEL_NAMES[model]}, whole-tape stack | " + " | ".join(cells) + " | - |")
+        if any(not row["diverged"] and row["score"] is not None for row in rows if row["task"] == task):
+            lines += ["", f"![{task}: accuracy against length, each model's best seed]({figures}/{task}_lengths.png)"]
+    return "\n".join(lines)
+
+
+def draw_figures(rows, folder):
+    """One figure per task: per-token accuracy against length, the best seed's curve of every model."""
+    rows = table_rows(rows)
+    for task in dict.fromkeys(row["task"] for row in rows):
+        setup = chomsky.task_setup(f"chomsky_hierarchy/{task}")
+        curves = {}
+        for model in MODELS:
+            runs = [row for row in _of(rows, task, model) if not row["diverged"] and row["score"] is not None]
+            if runs:
+                best = max(runs, key=lambda row: row["score"])
+                curve = [{"length": length, "accuracy": value}
+                         for length, value in enumerate(best["accuracy_by_length"], start=1)]  # fmt: skip
+                label = f"{MODEL_NAMES[model]} (seed {best['seed']}, best of {len(runs)})"
+                curves[label] = chomsky.curve_record(setup, label, curve, best["seed"], CHOMSKY_PROTOCOL["eval_sequences"])
+        if not curves:
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        chomsky.plot_curves(curves, folder / f"{task}_lengths.png", title=f"{task}: accuracy against length")
+
+
+def page_parts(record=ROOT / RECORD, page=ROOT / PAGE, figures=ROOT / FIGURES):
+    """`[(page, writer, part, title)]`: the table's parts of `page`, from `record` alone; none without rows."""
+    rows = read_rows(pathlib.Path(record))
+    if not rows:
+        return []
+    page = pathlib.Path(page)
+    link = pathlib.Path(os.path.relpath(figures, page.parent)).as_posix()
+    return [(page, WRITER, learning_rate_part(rows) + "\n\n" + table_part(rows, link), TITLE)]
+
+
 def score_line(row):
     """What the sweep prints of a finished row."""
     if row["diverged"]:
@@ -171,15 +335,19 @@ def main(argv=None):
     args = parse_args(argv)
     record_path = pathlib.Path(args.record)
     record_path.parent.mkdir(parents=True, exist_ok=True)
-    for task, model, seed in planned_runs(args):
-        folder = str(pathlib.Path(args.runs_dir) / f"{task}-{model}-seed{seed}")
-        shown = [*command(task, model, seed, args.learning_rate), *args.train_flags]
+    for task, model, seed, rate in [] if args.page_only else planned_runs(args):
+        folder = str(pathlib.Path(args.runs_dir) / f"{task}-{model}-seed{seed}-lr{rate:g}")
+        shown = [*command(task, model, seed, rate), *args.train_flags]
         argv = [*shown, "--output-dir", folder, "--verbose", "0"]
         settings = cli.train_config(cli.parser().parse_args(argv)).resolved().settings()
-        recorded = [r for r in read_rows(record_path) if row_key(r) == (task, model, seed) and r["settings"] == settings]
+        recorded = [r for r in read_rows(record_path) if row_key(r) == (task, model, seed, rate) and r["settings"] == settings]
         row = recorded[0] if recorded else run_row(task, model, seed, argv, shown, folder)
         add_row(record_path, row, key=row_key)  # under the record's lock
-        print(f"{task} {model} seed {seed}: {score_line(row)}", flush=True)
+        print(f"{task} {model} seed {seed} at {rate:g}: {score_line(row)}", flush=True)
+    rows = read_rows(record_path)
+    draw_figures(rows, pathlib.Path(args.figures))
+    for part in page_parts(record_path, args.page, args.figures):
+        write_part(*part)
     return 0
 
 

@@ -93,6 +93,7 @@ RECORD_SCRIPTS = (
     "chomsky_cost",
     "chomsky_first_result",
     "chomsky_stack_depth",
+    "chomsky_table",
     "deque_study",
     "hao_table",
     "itg_entropy",

@@ -36,7 +36,7 @@ def test_the_shards_split_the_runs_without_overlap():
     args = chomsky_table.parse_args(["--seeds", "0,1"])
     every = chomsky_table.planned_runs(args)
     assert len(every) == 2 * len(chomsky_table.TASKS) * len(chomsky_table.MODELS)
-    assert every[0] == ("reverse_string", "stack", 0)  # seeds first: a partial sweep covers every task
+    assert every[0] == ("reverse_string", "stack", 0, 5e-4)  # seeds first: a partial sweep covers every task
     shards = [chomsky_table.planned_runs(chomsky_table.parse_args(["--seeds", "0,1", "--shard", f"{i}/3"]))
               for i in (1, 2, 3)]  # fmt: skip
     assert sorted(run for part in shards for run in part) == sorted(every)
@@ -47,16 +47,19 @@ def test_the_shards_split_the_runs_without_overlap():
 def test_the_sweep_writes_one_record_and_a_second_start_trains_nothing(tmp_path, monkeypatch, capsys):
     record = tmp_path / "runs.json"
     argv = ["--tasks", "reverse_string", "--models", "superposition_stack", "--seeds", "0", "--runs-dir",
-            str(tmp_path / "runs"), "--record", str(record), "--train-flags", TINY]  # fmt: skip
+            str(tmp_path / "runs"), "--record", str(record), "--page", str(tmp_path / "chomsky.md"),
+            "--figures", str(tmp_path / "figures"), "--train-flags", TINY]  # fmt: skip
     assert chomsky_table.main(argv) == 0
     (row,) = json.loads(record.read_text())
-    assert (row["task"], row["model"], row["seed"]) == ("reverse_string", "superposition_stack", 0)
+    assert chomsky_table.row_key(row) == ("reverse_string", "superposition_stack", 0, 5e-4)
     assert row["command"].startswith("neural-memory train --task chomsky_hierarchy/reverse_string --memory "
                                      "superposition_stack --seed 0 --learning-rate 0.0005 --hidden-size 4")  # fmt: skip
     assert row["devices"] and row["devices"][0].split(",")[0] in ("jax", "tensorflow", "torch")
     assert len(row["accuracy_by_length"]) == 3 and row["score"] is None and row["score_from_42"] is None
     assert row["whole_tape_stack"]["stack_size"] == 6 and len(row["whole_tape_stack"]["accuracy_by_length"]) == 3
-    assert "reverse_string superposition_stack seed 0: no score" in capsys.readouterr().out
+    assert "reverse_string superposition_stack seed 0 at 0.0005: no score" in capsys.readouterr().out
+    page = (tmp_path / "chomsky.md").read_text()
+    assert "| Stack-RNN | " in page and "| Queue-LSTM | not run |" in page
 
     def no_training(*args, **kwargs):
         raise AssertionError("a recorded run was trained again")
@@ -70,3 +73,52 @@ def test_the_mean_from_42_is_the_authors_slice():
     curve = [{"length": length, "accuracy": length / 100} for length in range(1, 45)]
     assert chomsky_table.mean_from(curve, 42) == pytest.approx(0.43)
     assert chomsky_table.mean_from(curve[:40], 42) is None
+
+
+def test_each_learning_rate_is_its_own_run():
+    args = chomsky_table.parse_args(["--tasks", "reverse_string", "--models", "lstm", "--seeds", "0",
+                                     "--learning-rates", "1e-4,5e-4"])  # fmt: skip
+    assert chomsky_table.planned_runs(args) == [("reverse_string", "lstm", 0, 1e-4), ("reverse_string", "lstm", 0, 5e-4)]
+    with pytest.raises(SystemExit):
+        chomsky_table.parse_args(["--learning-rates", "1e-4,-1"])
+
+
+def _row(task, model, seed, score, learning_rate=5e-4, whole_tape=None):
+    row = {"task": task, "model": model, "seed": seed, "settings": {"learning_rate": learning_rate},
+           "diverged": score is None, "score": score, "accuracy_by_length": [score or 0.0] * 500}  # fmt: skip
+    if whole_tape is not None:
+        row["whole_tape_stack"] = {"stack_size": 1000, "score": whole_tape}
+    return row
+
+
+def test_the_table_counts_solved_seeds_against_the_bar_and_gives_both_stack_depths():
+    rows = [_row("duplicate_string", "superposition_stack", 0, 0.62, whole_tape=0.95),
+            _row("duplicate_string", "superposition_stack", 1, 0.90, whole_tape=0.899),
+            _row("duplicate_string", "stack", 0, None), _row("duplicate_string", "stack", 1, 0.5, learning_rate=1e-4)]
+    part = chomsky_table.table_part(rows, "figures")
+    assert "| Stack-RNN | 0.620 (seed 0), 0.900 (seed 1) | 1 of 2 (seeds 0,1) | 0.900 | 0.760 |" in part
+    assert "| Stack-RNN, whole-tape stack | 0.950 (seed 0), 0.899 (seed 1) | 1 of 2 (seeds 0,1) | 0.950 | 0.924 |" in part
+    # a diverged run counts as not solved; a run at another learning rate is not in the table
+    assert "| Stack-LSTM | diverged: seed 0 | 0 of 1 (seeds 0) | - | - |" in part
+    assert "### reverse_string" not in part and "(figures/duplicate_string_lengths.png)" in part
+
+
+def test_the_learning_rate_part_states_the_choice_only_from_every_run_of_it():
+    rows = [_row("reverse_string", model, 0, score, rate) for model in chomsky_table.CHOICE_MODELS
+            for rate, score in ((1e-4, 0.6), (3e-4, 0.7), (5e-4, 0.8))]  # fmt: skip
+    assert "The highest mean is at 5e-4; the table runs at 5e-4." in chomsky_table.learning_rate_part(rows)
+    assert "without a recorded score: LSTM at 5e-4." in chomsky_table.learning_rate_part(rows[:-1])
+
+
+def test_the_tables_learning_rate_is_the_choice_its_record_makes():
+    rows = [row for row in chomsky_table.read_rows(ROOT / chomsky_table.RECORD)
+            if (row["task"], row["seed"]) == (chomsky_table.CHOICE_TASK, chomsky_table.CHOICE_SEED)
+            and row["model"] in chomsky_table.CHOICE_MODELS]  # fmt: skip
+    means = {}
+    for rate in chomsky_table.CHOMSKY_LEARNING_RATES:
+        scores = [row["score"] for row in rows if row["settings"]["learning_rate"] == rate]
+        if len(scores) == len(chomsky_table.CHOICE_MODELS):
+            means[rate] = sum(scores) / len(scores)
+    if len(means) < len(chomsky_table.CHOMSKY_LEARNING_RATES):
+        pytest.skip("the record does not yet hold every run of the choice")
+    assert max(means, key=means.get) == chomsky_table.CHOMSKY_PROTOCOL["learning_rate"]
