@@ -69,8 +69,11 @@ TASKS = ("reverse_string", "stack_manipulation", "modular_arithmetic_brackets", 
          "bucket_sort")  # fmt: skip
 SEEDS = (0, 1, 2)
 #: Delétang et al. (2023), Table 2: the best score over their seeds and learning rates, per task, of the
-#: two models of the table that they ran (their percentages as fractions).
+#: two models of the table that they ran (their percentages as fractions), `{task: {model: score}}`. A
+#: figure not read from the paper itself is left out, and the page marks it "not read".
 AUTHORS_SCORES = {}
+#: The models of the table that the authors ran.
+AUTHORS_MODELS = ("superposition_stack", "lstm")
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: The committed record, the page of its parts and the folder of its figures, from the repository's root.
 RECORD = "docs/results/chomsky_table_runs.json"
@@ -267,10 +270,11 @@ def table_part(rows, figures):
     lines = [
         f"A run *solves* a task when its score is at least {SOLVES_AT:.2f} (the bar of "
         "[the results](../results.md#how-runs-are-counted)). The authors' figure is the best score over their "
-        "seeds and learning rates in their Table 2, for the two models they ran; the other models are not in "
-        "their paper. The Stack-RNN is measured twice: with its 30-vector training stack, and with a stack "
+        "seeds and learning rates in their Table 2, for the two models they ran (\"not read\": a figure not "
+        "read from the paper itself); the other models are not in their paper. The Stack-RNN is measured twice: with its 30-vector training stack, and with a stack "
         "that holds the whole tape.",
     ]
+    lines += ["", from_42_sentence(rows)] if from_42_sentence(rows) else []
     for task in dict.fromkeys([*TASKS, *(row["task"] for row in rows)]):
         if not any(row["task"] == task for row in rows):
             continue
@@ -279,7 +283,7 @@ def table_part(rows, figures):
         for model in MODELS:
             runs = _of(rows, task, model)
             authors = AUTHORS_SCORES.get(task, {}).get(model)
-            authors = f"{authors:.3f}" if authors is not None else "-"
+            authors = f"{authors:.3f}" if authors is not None else "not read" if model in AUTHORS_MODELS else "-"
             if not runs:
                 lines.append(f"| {MODEL_NAMES[model]} | not run | | | | {authors} |")
                 continue
@@ -291,6 +295,69 @@ def table_part(rows, figures):
         if any(not row["diverged"] and row["score"] is not None for row in rows if row["task"] == task):
             lines += ["", f"![{task}: accuracy against length, each model's best seed]({figures}/{task}_lengths.png)"]
     return "\n".join(lines)
+
+
+def from_42_sentence(rows):
+    """The one statement of the score from length 42 (the authors' `example.py`) beside the score from 41."""
+    pairs = [(row["score"], row["score_from_42"]) for row in rows
+             if not row["diverged"] and row["score"] is not None and row.get("score_from_42") is not None]  # fmt: skip
+    if not pairs:
+        return ""
+    largest = max(abs(score - from_42) for score, from_42 in pairs)
+    return (f"The authors' `example.py` averages from length 42, not 41: over the {len(pairs)} scored "
+            f"{'run' if len(pairs) == 1 else 'runs'} of the table, that mean differs from the score by at most "
+            f"{largest:.4f} (`score_from_42` in each row of the record).")
+
+
+def cost_sentence(rows):
+    """What the recorded runs cost, per model: the hours of training plus evaluation, and where they ran."""
+    timed = [row for row in rows if row.get("eval_seconds") is not None]
+    if not timed:
+        return ""
+    parts = []
+    for model in MODELS:
+        hours = sorted((row["train_seconds"] + row["eval_seconds"]) / 3600 for row in timed if row["model"] == model)
+        if hours:
+            span = f"{hours[0]:.1f}" if f"{hours[0]:.1f}" == f"{hours[-1]:.1f}" else f"{hours[0]:.1f}-{hours[-1]:.1f}"
+            parts.append(f"{MODEL_NAMES[model]} {span} h ({_runs(len(hours))})")
+    devices = ", ".join(dict.fromkeys(device for row in timed for device in row["devices"]))
+    return (f"One run's training and evaluation (`train_seconds` + `eval_seconds` of its row), every recorded run "
+            f"of the record, on {devices}: " + "; ".join(parts) + ".")
+
+
+def _runs(count):
+    return f"{count} run" if count == 1 else f"{count} runs"
+
+
+def readme_claim(rows):
+    """The README's one-line summary of the table: per model, its runs that solve a task, k of n, and where."""
+    rows = [row for row in table_rows(rows) if row["task"] in TASKS]
+    if not rows:
+        return "no run of the table is recorded yet."
+    parts = []
+    for model in MODELS:
+        runs = [row for row in rows if row["model"] == model]
+        if not runs:
+            continue
+        by_task = []
+        for task in TASKS:
+            of_task = _of(runs, task, model)
+            if of_task:
+                solved = sum(not row["diverged"] and row["score"] is not None and solves(row["score"]) for row in of_task)
+                by_task.append(f"`{task}` in {solved} of {_runs(len(of_task))}")
+        text = f"the {MODEL_NAMES[model]} solves " + ", ".join(by_task)
+        if model == "superposition_stack":
+            deep = [row for row in runs if "whole_tape_stack" in row]
+            deep_solved = sum(solves(row["whole_tape_stack"]["score"]) for row in deep)
+            text += f" ({deep_solved} of {len(deep)} with a stack that holds the whole tape)"
+        parts.append(text)
+    planned = len(TASKS) * len(MODELS) * len(SEEDS)
+    recorded = f"{len(rows)} of its {planned} runs ({len(TASKS)} tasks x {len(MODELS)} models x seeds {_seeds_text(SEEDS)})"
+    return "; ".join(parts) + f"; {recorded} {'is' if len(rows) == 1 else 'are'} recorded, the others not run."
+
+
+def _seeds_text(seeds):
+    return f"{seeds[0]}-{seeds[-1]}" if list(seeds) == list(range(seeds[0], seeds[-1] + 1)) else ",".join(map(str, seeds))
 
 
 def draw_figures(rows, folder):
@@ -320,7 +387,9 @@ def page_parts(record=ROOT / RECORD, page=ROOT / PAGE, figures=ROOT / FIGURES):
         return []
     page = pathlib.Path(page)
     link = pathlib.Path(os.path.relpath(figures, page.parent)).as_posix()
-    return [(page, WRITER, learning_rate_part(rows) + "\n\n" + table_part(rows, link), TITLE)]
+    cost = cost_sentence(rows)
+    return [(page, WRITER, learning_rate_part(rows) + "\n\n" + table_part(rows, link) + (f"\n\n{cost}" if cost else ""),
+             TITLE)]  # fmt: skip
 
 
 def score_line(row):

@@ -122,3 +122,38 @@ def test_the_tables_learning_rate_is_the_choice_its_record_makes():
     if len(means) < len(chomsky_table.CHOMSKY_LEARNING_RATES):
         pytest.skip("the record does not yet hold every run of the choice")
     assert max(means, key=means.get) == chomsky_table.CHOMSKY_PROTOCOL["learning_rate"]
+
+
+def test_the_score_from_42_is_stated_once_as_its_largest_difference():
+    rows = [{**_row("reverse_string", "lstm", seed, score), "score_from_42": from_42}
+            for seed, score, from_42 in ((0, 0.60, 0.5995), (1, 0.90, 0.9012), (2, None, None))]  # fmt: skip
+    sentence = "over the 2 scored runs of the table, that mean differs from the score by at most 0.0012"
+    assert sentence in chomsky_table.from_42_sentence(rows)
+    assert chomsky_table.table_part(rows, "figures").count("averages from length 42") == 1
+    assert chomsky_table.from_42_sentence(rows[2:]) == ""
+
+
+def test_the_readme_claim_counts_each_models_solving_runs_per_task_and_the_runs_recorded():
+    rows = [_row("reverse_string", "superposition_stack", 0, 0.61, whole_tape=1.0),
+            _row("reverse_string", "superposition_stack", 1, 0.95, whole_tape=0.5),
+            _row("odds_first", "lstm", 0, None), _row("odds_first", "lstm", 1, 0.91),
+            _row("reverse_string", "lstm", 0, 0.99, learning_rate=1e-4)]  # fmt: skip
+    claim = chomsky_table.readme_claim(rows)
+    assert claim.startswith("the Stack-RNN solves `reverse_string` in 1 of 2 runs (1 of 2 with a stack that holds "
+                            "the whole tape); the LSTM solves `odds_first` in 1 of 2 runs;")  # fmt: skip
+    # a run at another learning rate is not in the table
+    assert claim.endswith("; 4 of its 108 runs (6 tasks x 6 models x seeds 0-2) are recorded, the others not run.")
+    assert chomsky_table.readme_claim([]) == "no run of the table is recorded yet."
+
+
+def test_the_cost_is_each_models_recorded_hours_and_device():
+    rows = [{**_row("reverse_string", "lstm", seed, 0.5), "train_seconds": train, "eval_seconds": 1800.0,
+             "devices": ["jax, 1 x CPU (x86_64, 1 of 2 cores)"]} for seed, train in ((0, 1800.0), (1, 3600.0))]  # fmt: skip
+    assert chomsky_table.cost_sentence(rows).endswith("on jax, 1 x CPU (x86_64, 1 of 2 cores): LSTM 1.0-1.5 h (2 runs).")
+    assert chomsky_table.cost_sentence([{**rows[0], "eval_seconds": None}]) == ""
+
+
+def test_the_authors_column_marks_their_models_figures_not_read():
+    part = chomsky_table.table_part([_row("reverse_string", "lstm", 0, 0.5), _row("reverse_string", "stack", 0, 0.5)], "f")
+    assert "| LSTM | 0.500 (seed 0) | 0 of 1 (seeds 0) | 0.500 | 0.500 | not read |" in part
+    assert "| Stack-LSTM | 0.500 (seed 0) | 0 of 1 (seeds 0) | 0.500 | 0.500 | - |" in part
