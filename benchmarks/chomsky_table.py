@@ -368,11 +368,17 @@ def draw_figures(rows, folder):
         curves = {}
         for model in MODELS:
             runs = [row for row in _of(rows, task, model) if not row["diverged"] and row["score"] is not None]
-            if runs:
-                best = max(runs, key=lambda row: row["score"])
+            measured = [(MODEL_NAMES[model], runs, lambda row: row)]
+            if model == "superposition_stack":
+                deep = [row for row in runs if "whole_tape_stack" in row]
+                measured.append((f"{MODEL_NAMES[model]}, whole-tape stack", deep, lambda row: row["whole_tape_stack"]))
+            for name, scored, of in measured:
+                if not scored:
+                    continue
+                best = max(scored, key=lambda row: of(row)["score"])
                 curve = [{"length": length, "accuracy": value}
-                         for length, value in enumerate(best["accuracy_by_length"], start=1)]  # fmt: skip
-                label = f"{MODEL_NAMES[model]} (seed {best['seed']}, best of {len(runs)})"
+                         for length, value in enumerate(of(best)["accuracy_by_length"], start=1)]  # fmt: skip
+                label = f"{name} (seed {best['seed']}, best of {len(scored)})"
                 curves[label] = chomsky.curve_record(setup, label, curve, best["seed"], CHOMSKY_PROTOCOL["eval_sequences"])
         if not curves:
             continue

@@ -157,3 +157,15 @@ def test_the_authors_column_marks_their_models_figures_not_read():
     part = chomsky_table.table_part([_row("reverse_string", "lstm", 0, 0.5), _row("reverse_string", "stack", 0, 0.5)], "f")
     assert "| LSTM | 0.500 (seed 0) | 0 of 1 (seeds 0) | 0.500 | 0.500 | not read |" in part
     assert "| Stack-LSTM | 0.500 (seed 0) | 0 of 1 (seeds 0) | 0.500 | 0.500 | - |" in part
+
+
+def test_each_tasks_figure_draws_every_models_best_seed_and_the_whole_tape_stack(tmp_path, monkeypatch):
+    drawn = {}
+    monkeypatch.setattr(chomsky_table.chomsky, "plot_curves", lambda curves, path, title: drawn.update({path.name: list(curves)}))
+    rows = [_row("reverse_string", "superposition_stack", 0, 0.61, whole_tape=1.0),
+            _row("reverse_string", "superposition_stack", 1, 0.62, whole_tape=0.5), _row("reverse_string", "lstm", 0, 0.52)]
+    rows[0]["whole_tape_stack"]["accuracy_by_length"] = [1.0] * 500
+    rows[1]["whole_tape_stack"]["accuracy_by_length"] = [0.5] * 500
+    chomsky_table.draw_figures(rows, tmp_path)
+    assert drawn == {"reverse_string_lengths.png": ["Stack-RNN (seed 1, best of 2)", "Stack-RNN, whole-tape stack (seed 0, best of 2)",
+                                                    "LSTM (seed 0, best of 1)"]}  # fmt: skip
