@@ -56,7 +56,7 @@ import sys
 
 from default_scale_table import choice_list, train_results
 from marked_part import write_part
-from study_record import add_row, rate_text, read_rows
+from study_record import add_row, rate_text, read_rows, runs_text
 
 from keras_neural_memory.experiments import chomsky, cli
 from keras_neural_memory.experiments.cli import list_of, positive_float
@@ -319,14 +319,10 @@ def cost_sentence(rows):
         hours = sorted((row["train_seconds"] + row["eval_seconds"]) / 3600 for row in timed if row["model"] == model)
         if hours:
             span = f"{hours[0]:.1f}" if f"{hours[0]:.1f}" == f"{hours[-1]:.1f}" else f"{hours[0]:.1f}-{hours[-1]:.1f}"
-            parts.append(f"{MODEL_NAMES[model]} {span} h ({_runs(len(hours))})")
+            parts.append(f"{MODEL_NAMES[model]} {span} h ({runs_text(len(hours))})")
     devices = ", ".join(dict.fromkeys(device for row in timed for device in row["devices"]))
     return (f"One run's training and evaluation (`train_seconds` + `eval_seconds` of its row), every recorded run "
             f"of the record, on {devices}: " + "; ".join(parts) + ".")
-
-
-def _runs(count):
-    return f"{count} run" if count == 1 else f"{count} runs"
 
 
 def readme_claim(rows):
@@ -344,7 +340,7 @@ def readme_claim(rows):
             of_task = _of(runs, task, model)
             if of_task:
                 solved = sum(not row["diverged"] and row["score"] is not None and solves(row["score"]) for row in of_task)
-                by_task.append(f"`{task}` in {solved} of {_runs(len(of_task))}")
+                by_task.append(f"`{task}` in {solved} of {runs_text(len(of_task))}")
         text = f"the {MODEL_NAMES[model]} solves " + ", ".join(by_task)
         if model == "superposition_stack":
             deep = [row for row in runs if "whole_tape_stack" in row]

@@ -69,6 +69,11 @@ def rate_text(rate):
     return f"{float(mantissa):g}e{int(exponent)}"
 
 
+def runs_text(count):
+    """A count of runs as the pages write it: "1 run", "3 runs"."""
+    return f"{count} run" if count == 1 else f"{count} runs"
+
+
 def protocol(rows, strings="strings", symbols=True, scale=SCALE):
     """The sentence that opens a study's page: sizes, optimiser, stopping rule, budgets and the bar for *learns*.
 

@@ -247,7 +247,7 @@ TASK_WORDS = {"sequence_copy": "copy", "sequence_reversal": "reversal", "bigram_
 
 
 def _runs(count):
-    return f"{count} run" if count == 1 else f"{count} runs"
+    return _benchmark("study_record").runs_text(count)
 
 
 def paper_claim(runs, page_dir=ROOT):
