@@ -274,7 +274,8 @@ def table_part(rows, figures):
         "read from the paper itself); the other models are not in their paper. The Stack-RNN is measured twice: with its 30-vector training stack, and with a stack "
         "that holds the whole tape.",
     ]
-    lines += ["", from_42_sentence(rows)] if from_42_sentence(rows) else []
+    from_42 = from_42_sentence(rows)
+    lines += ["", from_42] if from_42 else []
     for task in dict.fromkeys([*TASKS, *(row["task"] for row in rows)]):
         if not any(row["task"] == task for row in rows):
             continue
