@@ -19,7 +19,11 @@ batches. For each run it records:
 The condition `train_defaults` is `neural-memory train --task TASK --memory
 deque --seed SEED` as it is, with no other option: the DeQue recipe of
 `config.DEQUE_RECIPE` and the command's own budget (at the default scale,
-10 epochs of 300 batches), with no stopping rule.
+10 epochs of 300 batches), with no stopping rule. The condition
+`train_recipe` is that recipe as `train` runs it at the scale (its noise
+from the batch where `train` starts it: 600 at the default scale, 1,000 at
+the paper's) under the study's budget and stopping rule. Both run without
+the baseline.
 
 The baselines are the Queue-LSTM on copy and the Stack-LSTM on reversal,
 whose batches the DeQue is compared with. Every run resumes where it
@@ -44,10 +48,11 @@ import sys
 from keras_neural_memory import MemoryOptions
 from keras_neural_memory.experiments import cli, data, training
 from keras_neural_memory.experiments.cli import list_of, positive_int
-from keras_neural_memory.experiments.config import RunConfig
+from keras_neural_memory.experiments.common import SCALES
+from keras_neural_memory.experiments.config import DEQUE_RECIPE, RunConfig, deque_recipe
 from marked_part import write_part
 from strength_drift import drift
-from study_record import SCALE, STEPS, STOP_AT, VALIDATION_EXAMPLES, add_row, learned_row, protocol, read_rows
+from study_record import SCALE, STEPS, STOP_AT, VALIDATION_EXAMPLES, add_row, learned_row, protocol, rate_text, read_rows
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: The committed record and the page of its part, from the repository's root.
@@ -94,10 +99,14 @@ CONDITIONS = {
     "queue_lr3e-3": dict(memory="queue", learning_rate=3e-3),
     "stack_lr3e-3": dict(memory="stack", learning_rate=3e-3),
 }
+# The recipe of `neural-memory train --memory deque` under the study's protocol (`train_recipe_options`).
+TRAIN_RECIPE = "train_recipe"
 # `neural-memory train --memory deque` with nothing else (`run_config`).
 TRAIN_DEFAULTS = "train_defaults"
 # Every condition the study takes, in the order of its tables.
-CONDITION_NAMES = (*CONDITIONS, TRAIN_DEFAULTS)
+CONDITION_NAMES = (*CONDITIONS, TRAIN_RECIPE, TRAIN_DEFAULTS)
+# The conditions that run without their task's baseline: `train`'s own recipe and command.
+ALONE = (TRAIN_RECIPE, TRAIN_DEFAULTS)
 # The seeds of one study: those not used while choosing the conditions.
 STUDY_SEEDS = (3, 4, 5, 6, 7)
 # Most epochs of a run, unless `--epochs` says otherwise.
@@ -139,6 +148,28 @@ def run_folder(args, task, condition, seed):
     return str(pathlib.Path(args.runs_dir) / folder)
 
 
+def train_recipe_options(scale):
+    """The condition `TRAIN_RECIPE` at `scale`: `config.deque_recipe` as `neural-memory train --memory deque` runs it.
+
+    `train` counts the recipe's noise delay in its own epochs
+    (`SCALES[scale]["steps"]` batches); the study's epochs are shorter
+    (`STEPS[scale]`), so the delay is converted to start the noise at the
+    same batch: 600 at the default scale, 1,000 at the paper's.
+
+    Example:
+
+    >>> train_recipe_options("paper")["strength_noise_delay"] * STEPS["paper"]
+    1000
+    """
+    train_steps, study_steps = SCALES[scale]["steps"], STEPS[scale]
+    recipe = deque_recipe(train_steps)
+    quiet_batches = recipe.pop("strength_noise_delay") * train_steps
+    delay, rest = divmod(quiet_batches, study_steps)
+    if rest:  # no such scale now; a new one must keep the noise's first batch
+        raise ValueError(f"train's noise starts at batch {quiet_batches}, not at an epoch of {study_steps} batches")
+    return dict(memory="deque", **recipe.pop("memory_options").changed(), **recipe, strength_noise_delay=delay)
+
+
 def run_config(args, task, condition, seed):
     """The `RunConfig` of one run: a condition of `CONDITIONS` under the study's protocol, or `TRAIN_DEFAULTS`."""
     folder = run_folder(args, task, condition, seed)
@@ -146,7 +177,7 @@ def run_config(args, task, condition, seed):
         argv = ["train", "--task", task, "--memory", "deque", "--scale", args.scale, "--seed", str(seed),
                 "--output-dir", folder, "--verbose", "0"]  # fmt: skip
         return cli.train_config(cli.parser().parse_args(argv))
-    options = dict(CONDITIONS[condition])
+    options = train_recipe_options(args.scale) if condition == TRAIN_RECIPE else dict(CONDITIONS[condition])
     memory_options = MemoryOptions(**{name: options.pop(name) for name in MemoryOptions.option_names() if name in options})
     return RunConfig(
         task, scale=args.scale, seed=seed, epochs=args.epochs, steps_per_epoch=STEPS[args.scale], stop_at_coarse=STOP_AT,
@@ -192,8 +223,8 @@ def main(argv=None):
     record_path = pathlib.Path(args.record)
     rows = read_rows(record_path)
     for task in args.tasks:
-        # The baseline is what study conditions are measured against; `train_defaults` runs alone are not.
-        baseline = [BASELINES[task]] if set(args.conditions) - {TRAIN_DEFAULTS} else []
+        # The baseline is what study conditions are measured against; `train`'s own runs alone are not.
+        baseline = [BASELINES[task]] if set(args.conditions) - set(ALONE) else []
         for condition in [*baseline, *args.conditions]:
             for seed in args.seeds:
                 config = run_config(args, task, condition, seed)
@@ -236,6 +267,11 @@ def report(rows):
             if len(study_rows) < len(scale_rows):
                 lines += [f"- `{TRAIN_DEFAULTS}`: `neural-memory train --task TASK --memory deque --seed SEED` with no other "
                           f"option, which trains its whole budget ({_budget_text(scale_rows)} batches) without the stopping rule.", ""]  # fmt: skip
+            if any(r["condition"] == TRAIN_RECIPE for r in scale_rows):
+                delay = train_recipe_options(scale)["strength_noise_delay"] * STEPS[scale]
+                lines += [f"- `{TRAIN_RECIPE}`: the DeQue recipe as `neural-memory train{'' if scale == SCALE else f' --scale {scale}'} "
+                          f"--memory deque` trains it (hard-sigmoid gates, a random quiet end, {rate_text(DEQUE_RECIPE['learning_rate'])}, "
+                          f"strength noise 0.5 from batch {delay:,}), under the protocol above.", ""]  # fmt: skip
             lines += [line for task in BASELINES for line in _task_report(scale, task, [r for r in scale_rows if r["task"] == task])]
     return "\n".join(lines)
 

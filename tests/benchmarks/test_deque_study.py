@@ -110,3 +110,32 @@ def test_a_run_the_record_holds_with_the_same_settings_is_not_retrained(tmp_path
     # Other settings (here a longer budget) make another run, which is trained.
     deque_study.main([*args, "--epochs", "70"])
     assert trained == ["queue", "hard_sigmoid_quiet_end"]
+
+
+@pytest.mark.parametrize("scale, first_noisy_batch", [("default", 600), ("paper", 1000)])
+def test_train_recipe_starts_the_noise_at_the_batch_where_train_starts_it(scale, first_noisy_batch, tmp_path):
+    from keras_neural_memory.experiments import cli
+
+    # `neural-memory train --memory deque` at this scale, as a user types it.
+    argv = ["train", "--task", "sequence_copy", "--memory", "deque", "--scale", scale, "--output-dir", str(tmp_path)]
+    train = cli.train_config(cli.parser().parse_args(argv)).resolved()
+    parsed = deque_study.parse_args(["--scale", scale, "--conditions", "train_recipe", "--output", ""])
+    study = deque_study.run_config(parsed, "sequence_copy", "train_recipe", 3).resolved()
+    assert train.strength_noise_delay * train.steps_per_epoch == first_noisy_batch
+    assert study.strength_noise_delay * study.steps_per_epoch == first_noisy_batch
+    # Everything else of the recipe is train's; the budget and the stopping rule are the study's.
+    assert study.memory_options == train.memory_options and study.learning_rate == train.learning_rate
+    assert (study.steps_per_epoch, study.stop_at_coarse) == (deque_study.STEPS[scale], deque_study.STOP_AT)
+
+
+def test_train_recipe_runs_without_the_baseline_and_the_page_states_its_noise_in_batches(tmp_path, monkeypatch):
+    args = ["--scale", "paper", "--tasks", "sequence_copy", "--conditions", "train_recipe", "--seeds", "6",
+            "--epochs", "40", "--runs-dir", str(tmp_path / "runs"), "--record", str(tmp_path / "record.json"), "--output", ""]  # fmt: skip
+    trained = []
+    monkeypatch.setattr(deque_study, "run_row", lambda *a: trained.append(a[2]) or _row(a[2], 6, [6], 1.0, "paper", 40))
+    deque_study.main(args)
+    assert trained == ["train_recipe"]
+    text = deque_study.report([_row("train_recipe", 6, [6], 1.0, "paper", 40)])
+    assert ("`train_recipe`: the DeQue recipe as `neural-memory train --scale paper --memory deque` trains it "
+            "(hard-sigmoid gates, a random quiet end, 2e-3, strength noise 0.5 from batch 1,000)") in text
+    assert "| train_recipe | 1 / 1 (seeds 6) |" in text
