@@ -33,7 +33,11 @@ Each run is its own `neural-memory train` process. Every run resumes where
 it stopped and a finished run is not retrained (`train`'s guarantees), nor
 is a run that the record holds with the same settings, even without its
 folder; so starting the same command again, at any later time,
-only does what is missing. `--shard I/N` takes every N-th run of the
+only does what is missing. The runs share JAX's persistent compilation
+cache (`--compilation-cache`, default RUNS_DIR/jax-cache): the programs
+of a task and model, one per training length and evaluation bucket, are
+compiled by its first run and loaded by its other runs and resumptions.
+`--shard I/N` takes every N-th run of the
 ordered list (seeds, then tasks, then models), from the I-th: N processes
 with shards 1/N ... N/N share the work (one per core, each pinned with
 `taskset -c`), and merge their rows into one record, under a lock. The
@@ -43,7 +47,7 @@ machine with a GPU the same command trains there.
 Usage:
     python benchmarks/chomsky_table.py [--tasks reverse_string,...] [--models stack,...] [--seeds 0,1,2] \\
         [--learning-rates 1e-4,3e-4,5e-4] [--shard 1/2] [--runs-dir runs/chomsky-table] \\
-        [--record docs/results/chomsky_table_runs.json] [--page-only]
+        [--compilation-cache DIR] [--record docs/results/chomsky_table_runs.json] [--page-only]
 """
 
 import argparse
@@ -123,6 +127,8 @@ def parse_args(argv):
                         help="of the authors' 1e-4,3e-4,5e-4; default: the table's")  # fmt: skip
     parser.add_argument("--shard", type=shard, default=(1, 1), help="I/N: every N-th run from the I-th")
     parser.add_argument("--runs-dir", default="runs/chomsky-table")
+    parser.add_argument("--compilation-cache", default=None,
+                        help="JAX's persistent compilation cache of the runs (default RUNS_DIR/jax-cache; '' for none)")  # fmt: skip
     parser.add_argument("--record", default=RECORD)
     parser.add_argument("--page", default=PAGE, help="the results page whose parts are written after the runs")
     parser.add_argument("--figures", default=FIGURES, help="the folder of the per-task figures")
@@ -403,10 +409,26 @@ def score_line(row):
     return f"{text}; on {row['devices'][-1]}"
 
 
+def use_compilation_cache(folder):
+    """Has the runs started from here keep JAX's compiled programs in `folder` (none if empty).
+
+    A run compiles its training step once per training length (1-40) and
+    its forward pass once per evaluation bucket; the programs of one task
+    and model do not depend on the seed, so later seeds and every resumed
+    run load them instead. A cache the environment already names
+    (`JAX_COMPILATION_CACHE_DIR`) is kept. The TensorFlow backend ignores it.
+    """
+    if folder:
+        os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(pathlib.Path(folder).resolve()))
+
+
 def main(argv=None):
     args = parse_args(argv)
     record_path = pathlib.Path(args.record)
     record_path.parent.mkdir(parents=True, exist_ok=True)
+    if not args.page_only:
+        use_compilation_cache(pathlib.Path(args.runs_dir) / "jax-cache" if args.compilation_cache is None
+                              else args.compilation_cache)  # fmt: skip
     for task, model, seed, rate in [] if args.page_only else planned_runs(args):
         folder = str(pathlib.Path(args.runs_dir) / f"{task}-{model}-seed{seed}-lr{rate:g}")
         shown = [*command(task, model, seed, rate), *args.train_flags]

@@ -1,6 +1,7 @@
 """`benchmarks/chomsky_table.py`: the sweep of the Chomsky-hierarchy table, on a tiny budget."""
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -169,3 +170,33 @@ def test_each_tasks_figure_draws_every_models_best_seed_and_the_whole_tape_stack
     chomsky_table.draw_figures(rows, tmp_path)
     assert drawn == {"reverse_string_lengths.png": ["Stack-RNN (seed 1, best of 2)", "Stack-RNN, whole-tape stack (seed 0, best of 2)",
                                                     "LSTM (seed 0, best of 1)"]}  # fmt: skip
+
+
+@pytest.mark.parametrize("flag, preset, expected", [
+    (None, None, "runs/jax-cache"),  # the default: beside the runs
+    ("elsewhere", None, "elsewhere"),
+    ("", None, None),  # none
+    (None, "/kept", "/kept"),  # the environment's own cache is kept
+])  # fmt: skip
+def test_the_runs_share_a_persistent_compilation_cache(tmp_path, monkeypatch, flag, preset, expected):
+    monkeypatch.chdir(tmp_path)
+    if preset is None:
+        monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
+    else:
+        monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", preset)
+    seen = []
+    monkeypatch.setattr(chomsky_table, "run_row",
+                        lambda *args: seen.append(os.environ.get("JAX_COMPILATION_CACHE_DIR")) or {"stop": True})  # fmt: skip
+
+    class Stop(Exception):
+        pass
+
+    def stop(*args, **kwargs):  # after the first run: only the environment it trained in matters
+        raise Stop
+
+    monkeypatch.setattr(chomsky_table, "add_row", stop)
+    argv = ["--tasks", "reverse_string", "--models", "lstm", "--seeds", "0", "--runs-dir", "runs", "--record", "runs.json",
+            *([] if flag is None else ["--compilation-cache", flag])]  # fmt: skip
+    with pytest.raises(Stop):
+        chomsky_table.main(argv)
+    assert seen == [None if expected is None else str((tmp_path / expected).resolve())]
