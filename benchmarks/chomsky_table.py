@@ -16,8 +16,8 @@ tape ("whole_tape_stack"). The models:
 - `deque_recipe`: the DeQue with the memory options of the package's DeQue
   recipe (`config.DEQUE_RECIPE`: hard-sigmoid gates, a random quiet end,
   strength noise 0.5 after the first 500 steps, rounded up to whole
-  epochs), at the table's learning rate: the recipe's own rate is
-  RMSProp's, not Adam's;
+  epochs: from step 1,000), at the table's learning rate: the recipe's
+  own rate is RMSProp's, not Adam's;
 - `superposition_stack`: the authors' Stack-RNN;
 - `lstm`: the authors' LSTM.
 
