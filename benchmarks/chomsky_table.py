@@ -205,6 +205,8 @@ MODEL_NAMES = {
     "superposition_stack": "Stack-RNN",
     "lstm": "LSTM",
 }
+#: The name of a model inside a sentence, where it differs from the page's.
+PROSE_NAMES = {**MODEL_NAMES, "deque": "paper's DeQue-LSTM", "deque_recipe": "DeQue-LSTM with the recipe"}
 
 
 def table_rows(rows, learning_rate=CHOMSKY_PROTOCOL["learning_rate"]):
@@ -348,7 +350,7 @@ def readme_claim(rows):
             if of_task:
                 solved = sum(not row["diverged"] and row["score"] is not None and solves(row["score"]) for row in of_task)
                 by_task.append(f"`{task}` in {solved} of {runs_text(len(of_task))}")
-        text = f"the {MODEL_NAMES[model]} solves " + ", ".join(by_task)
+        text = f"the {PROSE_NAMES[model]} solves " + ", ".join(by_task)
         if model == "superposition_stack":
             deep = [row for row in runs if "whole_tape_stack" in row]
             deep_solved = sum(solves(row["whole_tape_stack"]["score"]) for row in deep)

@@ -145,6 +145,10 @@ def test_the_readme_claim_counts_each_models_solving_runs_per_task_and_the_runs_
     # a run at another learning rate is not in the table
     assert claim.endswith("; 4 of its 108 runs (6 tasks x 6 models x seeds 0-2) are recorded, the others not run.")
     assert chomsky_table.readme_claim([]) == "no run of the table is recorded yet."
+    # The DeQue's two models read as names inside the sentence.
+    deques = chomsky_table.readme_claim([_row("reverse_string", "deque", 0, 0.5), _row("reverse_string", "deque_recipe", 0, 0.95)])
+    assert deques.startswith("the paper's DeQue-LSTM solves `reverse_string` in 0 of 1 run; "
+                             "the DeQue-LSTM with the recipe solves `reverse_string` in 1 of 1 run;")  # fmt: skip
 
 
 def test_the_cost_is_each_models_recorded_hours_and_device():
