@@ -219,7 +219,8 @@ def _of(rows, task, model):
 
 
 def _seeds(rows):
-    return ",".join(str(row["seed"]) for row in rows)
+    """"seed 0" or "seeds 0,1": the seeds of `rows`, in order."""
+    return ("seed " if len(rows) == 1 else "seeds ") + ",".join(str(row["seed"]) for row in rows)
 
 
 def score_cells(rows, score_of=lambda row: row["score"]):
@@ -232,7 +233,7 @@ def score_cells(rows, score_of=lambda row: row["score"]):
         seeds = [row["seed"] for row in rows if which(row)]
         cells.append(f"{what}: seed {','.join(map(str, seeds))}" if seeds else "")
     by_seed = "; ".join(cell for cell in cells if cell)
-    solved = f"{sum(solves(value) for value in scores)} of {len(rows)} (seeds {_seeds(rows)})"
+    solved = f"{sum(solves(value) for value in scores)} of {len(rows)} ({_seeds(rows)})"
     best, median = (f"{value:.3f}" for value in (max(scores), statistics.median(scores))) if scores else ("-", "-")
     return by_seed, solved, best, median
 
@@ -319,19 +320,27 @@ def from_42_sentence(rows):
 
 
 def cost_sentence(rows):
-    """What the recorded runs cost, per model: the hours of training plus evaluation, and where they ran."""
+    """What the recorded runs cost, per task and model: the hours of training plus evaluation, and where they ran.
+
+    Per task, because a task's tape lengths set its cost: `modular_arithmetic_brackets` answers in one
+    token, `duplicate_string` in twice its input.
+    """
     timed = [row for row in rows if row.get("eval_seconds") is not None]
     if not timed:
         return ""
-    parts = []
-    for model in MODELS:
-        hours = sorted((row["train_seconds"] + row["eval_seconds"]) / 3600 for row in timed if row["model"] == model)
-        if hours:
-            span = f"{hours[0]:.1f}" if f"{hours[0]:.1f}" == f"{hours[-1]:.1f}" else f"{hours[0]:.1f}-{hours[-1]:.1f}"
-            parts.append(f"{MODEL_NAMES[model]} {span} h ({runs_text(len(hours))})")
+    tasks = []
+    for task in dict.fromkeys(row["task"] for row in timed):
+        parts = []
+        for model in MODELS:
+            hours = sorted((row["train_seconds"] + row["eval_seconds"]) / 3600 for row in timed
+                           if row["task"] == task and row["model"] == model)  # fmt: skip
+            if hours:
+                span = f"{hours[0]:.1f}" if f"{hours[0]:.1f}" == f"{hours[-1]:.1f}" else f"{hours[0]:.1f}-{hours[-1]:.1f}"
+                parts.append(f"{MODEL_NAMES[model]} {span} h ({runs_text(len(hours))})")
+        tasks.append(f" On `{task}`: " + "; ".join(parts) + ".")
     devices = ", ".join(dict.fromkeys(device for row in timed for device in row["devices"]))
     return (f"One run's training and evaluation (`train_seconds` + `eval_seconds` of its row), every recorded run "
-            f"of the record, on {devices}: " + "; ".join(parts) + ".")
+            f"of the record, on {devices}." + "".join(tasks))
 
 
 def readme_claim(rows):

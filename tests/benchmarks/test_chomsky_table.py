@@ -100,7 +100,7 @@ def test_the_table_counts_solved_seeds_against_the_bar_and_gives_both_stack_dept
     assert "| Stack-RNN | 0.620 (seed 0), 0.900 (seed 1) | 1 of 2 (seeds 0,1) | 0.900 | 0.760 |" in part
     assert "| Stack-RNN, whole-tape stack | 0.950 (seed 0), 0.899 (seed 1) | 1 of 2 (seeds 0,1) | 0.950 | 0.924 |" in part
     # a diverged run counts as not solved; a run at another learning rate is not in the table
-    assert "| Stack-LSTM | diverged: seed 0 | 0 of 1 (seeds 0) | - | - |" in part
+    assert "| Stack-LSTM | diverged: seed 0 | 0 of 1 (seed 0) | - | - |" in part
     assert "### reverse_string" not in part and "(figures/duplicate_string_lengths.png)" in part
 
 
@@ -154,14 +154,19 @@ def test_the_readme_claim_counts_each_models_solving_runs_per_task_and_the_runs_
 def test_the_cost_is_each_models_recorded_hours_and_device():
     rows = [{**_row("reverse_string", "lstm", seed, 0.5), "train_seconds": train, "eval_seconds": 1800.0,
              "devices": ["jax, 1 x CPU (x86_64, 1 of 2 cores)"]} for seed, train in ((0, 1800.0), (1, 3600.0))]  # fmt: skip
-    assert chomsky_table.cost_sentence(rows).endswith("on jax, 1 x CPU (x86_64, 1 of 2 cores): LSTM 1.0-1.5 h (2 runs).")
+    assert chomsky_table.cost_sentence(rows).endswith(
+        "on jax, 1 x CPU (x86_64, 1 of 2 cores). On `reverse_string`: LSTM 1.0-1.5 h (2 runs).")
+    # Each task's runs are costed apart: their tapes differ in length.
+    other = {**rows[0], "task": "modular_arithmetic_brackets", "model": "stack", "train_seconds": 900.0, "eval_seconds": 900.0}
+    assert chomsky_table.cost_sentence([*rows, other]).endswith(
+        ". On `reverse_string`: LSTM 1.0-1.5 h (2 runs). On `modular_arithmetic_brackets`: Stack-LSTM 0.5 h (1 run).")
     assert chomsky_table.cost_sentence([{**rows[0], "eval_seconds": None}]) == ""
 
 
 def test_the_authors_column_marks_their_models_figures_not_read():
     part = chomsky_table.table_part([_row("reverse_string", "lstm", 0, 0.5), _row("reverse_string", "stack", 0, 0.5)], "f")
-    assert "| LSTM | 0.500 (seed 0) | 0 of 1 (seeds 0) | 0.500 | 0.500 | not read |" in part
-    assert "| Stack-LSTM | 0.500 (seed 0) | 0 of 1 (seeds 0) | 0.500 | 0.500 | - |" in part
+    assert "| LSTM | 0.500 (seed 0) | 0 of 1 (seed 0) | 0.500 | 0.500 | not read |" in part
+    assert "| Stack-LSTM | 0.500 (seed 0) | 0 of 1 (seed 0) | 0.500 | 0.500 | - |" in part
 
 
 def test_each_tasks_figure_draws_every_models_best_seed_and_the_whole_tape_stack(tmp_path, monkeypatch):
