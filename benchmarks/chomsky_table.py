@@ -218,9 +218,9 @@ def _of(rows, task, model):
     return sorted((row for row in rows if row["task"] == task and row["model"] == model), key=lambda row: row["seed"])
 
 
-def _seeds(rows):
-    """"seed 0" or "seeds 0,1": the seeds of `rows`, in order."""
-    return ("seed " if len(rows) == 1 else "seeds ") + ",".join(str(row["seed"]) for row in rows)
+def _seeds(seeds):
+    """"seed 0" or "seeds 0,1": `seeds`, in order."""
+    return ("seed " if len(seeds) == 1 else "seeds ") + ",".join(map(str, seeds))
 
 
 def score_cells(rows, score_of=lambda row: row["score"]):
@@ -231,9 +231,9 @@ def score_cells(rows, score_of=lambda row: row["score"]):
     for what, which in (("diverged", lambda row: row["diverged"]),
                         ("no score", lambda row: not row["diverged"] and score_of(row) is None)):  # fmt: skip
         seeds = [row["seed"] for row in rows if which(row)]
-        cells.append(f"{what}: seed {','.join(map(str, seeds))}" if seeds else "")
+        cells.append(f"{what}: {_seeds(seeds)}" if seeds else "")
     by_seed = "; ".join(cell for cell in cells if cell)
-    solved = f"{sum(solves(value) for value in scores)} of {len(rows)} ({_seeds(rows)})"
+    solved = f"{sum(solves(value) for value in scores)} of {len(rows)} ({_seeds([row['seed'] for row in rows])})"
     best, median = (f"{value:.3f}" for value in (max(scores), statistics.median(scores))) if scores else ("-", "-")
     return by_seed, solved, best, median
 
