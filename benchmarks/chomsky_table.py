@@ -60,7 +60,7 @@ import sys
 
 from default_scale_table import choice_list, train_results
 from marked_part import write_part
-from study_record import add_row, rate_text, read_rows, runs_text
+from study_record import add_row, rate_text, read_rows, runs_text, seeds_text
 
 from keras_neural_memory.experiments import chomsky, cli
 from keras_neural_memory.experiments.cli import list_of, positive_float
@@ -218,11 +218,6 @@ def _of(rows, task, model):
     return sorted((row for row in rows if row["task"] == task and row["model"] == model), key=lambda row: row["seed"])
 
 
-def _seeds(seeds):
-    """"seed 0" or "seeds 0,1": `seeds`, in order."""
-    return ("seed " if len(seeds) == 1 else "seeds ") + ",".join(map(str, seeds))
-
-
 def score_cells(rows, score_of=lambda row: row["score"]):
     """The table's cells of one model on one task: every seed's score, k of n solved, the best and the median."""
     scored = [(row["seed"], score_of(row)) for row in rows if not row["diverged"] and score_of(row) is not None]
@@ -231,9 +226,9 @@ def score_cells(rows, score_of=lambda row: row["score"]):
     for what, which in (("diverged", lambda row: row["diverged"]),
                         ("no score", lambda row: not row["diverged"] and score_of(row) is None)):  # fmt: skip
         seeds = [row["seed"] for row in rows if which(row)]
-        cells.append(f"{what}: {_seeds(seeds)}" if seeds else "")
+        cells.append(f"{what}: {seeds_text(seeds)}" if seeds else "")
     by_seed = "; ".join(cell for cell in cells if cell)
-    solved = f"{sum(solves(value) for value in scores)} of {len(rows)} ({_seeds([row['seed'] for row in rows])})"
+    solved = f"{sum(solves(value) for value in scores)} of {len(rows)} ({seeds_text([row['seed'] for row in rows])})"
     best, median = (f"{value:.3f}" for value in (max(scores), statistics.median(scores))) if scores else ("-", "-")
     return by_seed, solved, best, median
 
@@ -366,13 +361,8 @@ def readme_claim(rows):
             text += f" ({deep_solved} of {len(deep)} with a stack that holds the whole tape)"
         parts.append(text)
     planned = len(TASKS) * len(MODELS) * len(SEEDS)
-    recorded = f"{len(rows)} of its {planned} runs ({len(TASKS)} tasks x {len(MODELS)} models x seeds {_seeds_text(SEEDS)})"
+    recorded = f"{len(rows)} of its {planned} runs ({len(TASKS)} tasks x {len(MODELS)} models x {seeds_text(SEEDS)})"
     return "; ".join(parts) + f"; {recorded} {'is' if len(rows) == 1 else 'are'} recorded, the others not run."
-
-
-def _seeds_text(seeds):
-    return f"{seeds[0]}-{seeds[-1]}" if list(seeds) == list(range(seeds[0], seeds[-1] + 1)) else ",".join(map(str, seeds))
-
 
 def draw_figures(rows, folder):
     """One figure per task: per-token accuracy against length, the best seed's curve of every model."""

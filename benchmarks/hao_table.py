@@ -135,10 +135,6 @@ def _one(rows, name):
     return values[0]
 
 
-def _seed_text(seeds):
-    return f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
-
-
 def _controller(controller):
     return "LSTM" if controller == "lstm" else "Linear"
 
@@ -149,6 +145,8 @@ def _commands(rows):
 
 def report(rows):
     """The markdown of the record's trials: Table 1, the memoryless floors, the read-off and the two aids."""
+    from study_record import seeds_text
+
     table = [(c, _select(rows, **table_condition(*c[1:5]))) for c in CONDITIONS]
     table = [(c, trials) for c, trials in table if trials]
     every = [t for _, trials in table for t in trials]
@@ -159,7 +157,7 @@ def report(rows):
         "",
         *(f"- Command: {command}." for command in _commands(every)),
         f"- Trials per condition: {', '.join(str(n) for n in sorted({len(t) for _, t in table}))} (the paper: 10),"
-        f" {_seed_text(seeds)} (weights and batch order; the data are the same for every trial:"
+        f" {seeds_text(seeds)} (weights and batch order; the data are the same for every trial:"
         " `tfds_tasks.generators.generate(task, 'default')`). s/trial measured on"
         f" {machines}.",
         f"- Training: Adam, learning rate {_one(rows, 'learning_rate')}, batch 10, 800 training pairs, early"

@@ -50,7 +50,7 @@ from keras_neural_memory.experiments.common import LEARNS_AT, learns
 from keras_neural_memory.experiments.config import SCALES, RunConfig
 from keras_neural_memory.experiments.run_folder import write_atomically
 from marked_part import write_part
-from study_record import add_row, read_rows
+from study_record import add_row, read_rows, seeds_text
 from strength_drift import TRACEABLE, fraction, traces
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -237,9 +237,8 @@ def report(rows, scale_name):
     for condition in dict.fromkeys((row["memory"], row["strength_noise"], row["batches"]) for row in rows):
         group = [row for row in rows if (row["memory"], row["strength_noise"], row["batches"]) == condition]
         learned = [row for row in group if row["accuracy"] is not None and learns(row["accuracy"][tested]["coarse"])]
-        seeds = ", ".join(str(row["seed"]) for row in group)
         counts.append(f"{condition[0]} with strength_noise {condition[1]:g} after {condition[2]:,} batches: "
-                      f"{len(learned)} of {len(group)} (seeds {seeds})")
+                      f"{len(learned)} of {len(group)} ({seeds_text(row['seed'] for row in group)})")
     lines += ["", f"Runs that learn the task (coarse accuracy at least {LEARNS_AT} at lengths {tested}): {'; '.join(counts)}."]
     return "\n".join(lines) + "\n"
 

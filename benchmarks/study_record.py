@@ -57,7 +57,7 @@ def learned_row(runs):
     batches = sorted(r["batches"] for r in runs)
     learned = sum(learns(r["test_coarse"]) for r in runs)
     return (
-        f"{learned} / {len(runs)} (seeds {','.join(str(r['seed']) for r in runs)}) |"
+        f"{learned} / {len(runs)} ({seeds_text(r['seed'] for r in runs)}) |"
         f" {batches[len(batches) // 2]:,} ({batches[0]:,}-{batches[-1]:,}) |"
         f" {span([r['train_coarse'] for r in runs])} | {span([r['test_coarse'] for r in runs])}"
     )
@@ -67,6 +67,26 @@ def rate_text(rate):
     """A learning rate as the pages write it: 0.005 as "5e-3", 0.0025 as "2.5e-3"."""
     mantissa, exponent = f"{rate:e}".split("e")
     return f"{float(mantissa):g}e{int(exponent)}"
+
+
+def seeds_text(seeds, named=True):
+    """Seeds as the pages write them: sorted, three or more consecutive ones as a range.
+
+    `named=False` leaves out the word "seed(s)", for a table's seeds column.
+
+    >>> seeds_text([0]), seeds_text([1, 0]), seeds_text(range(5)), seeds_text([0, 1, 2, 5, 7], named=False)
+    ('seed 0', 'seeds 0,1', 'seeds 0-4', '0-2,5,7')
+    """
+    seeds, parts = sorted(set(seeds)), []
+    if not seeds:
+        raise ValueError("seeds_text needs at least one seed")
+    start = seeds[0]
+    for previous, seed in zip(seeds, seeds[1:] + [None]):
+        if seed is None or seed != previous + 1:  # the end of a consecutive run
+            parts += [f"{start}-{previous}"] if previous - start >= 2 else list(map(str, range(start, previous + 1)))
+            start = seed
+    word = ("seed " if len(seeds) == 1 else "seeds ") if named else ""
+    return word + ",".join(parts)
 
 
 def runs_text(count):

@@ -132,8 +132,8 @@ def _span(values):
     return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}"
 
 
-def _seeds(runs):
-    return ", ".join(str(seed) for seed in sorted({run["seed"] for run in runs}))
+def _seeds(runs, named=False):
+    return _benchmark("study_record").seeds_text((run["seed"] for run in runs), named=named)
 
 
 def _figure(scale, task, run, kind):
@@ -229,7 +229,7 @@ def train_claim(rows):
 
     def claim(group):
         learned = sum(learns(row["test_coarse"]) for row in group)
-        return (f"{learned} of {len(group)} runs (seeds {_seeds(group)}; test coarse accuracy "
+        return (f"{learned} of {len(group)} runs ({_seeds(group, named=True)}; test coarse accuracy "
                 f"{_span([row['test_coarse'] for row in group])} at lengths 17-32)")  # fmt: skip
 
     stack, lstm = runs("stack"), runs("lstm")
@@ -364,7 +364,7 @@ def _one_colour_per_model(figure, runs):
         group = [r for r in runs if r["plan_model"] == run["plan_model"]]
         line.set_color(f"C{models.index(run['plan_model'])}")
         first = run is group[0]
-        line.set_label(f"{MODEL_NAMES[run['plan_model']]}, seeds {_seeds(group)}" if first else "_nolegend_")
+        line.set_label(f"{MODEL_NAMES[run['plan_model']]}, {_seeds(group, named=True)}" if first else "_nolegend_")
     axis.legend(fontsize="small")
 
 
@@ -473,7 +473,7 @@ def task_page(task, paper, quick, train):
         parts += [
             "## The default scale: `neural-memory train`",
             "The default run of `neural-memory train` (3,000 batches), for three seeds:",
-            _bash([f"for seed in {_seeds(train_runs).replace(',', '')}; do",
+            _bash([f"for seed in {' '.join(str(seed) for seed in sorted({run['seed'] for run in train_runs}))}; do",
                    f"  neural-memory train --task {task} --memory stack --seed $seed --output-dir runs/{task}-stack-seed$seed",
                    f"  neural-memory train --task {task} --memory lstm --seed $seed --output-dir runs/{task}-lstm-seed$seed",
                    "done"]),

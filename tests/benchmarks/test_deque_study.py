@@ -32,7 +32,7 @@ def test_the_page_gives_one_command_per_invocation_that_trained_its_runs():
     text = deque_study.report(rows)
     assert "`python benchmarks/deque_study.py --tasks sequence_copy --conditions hard_sigmoid_quiet_end --seeds 3,4`" in text
     assert "`python benchmarks/deque_study.py --tasks sequence_copy --conditions hard_sigmoid_quiet_end --seeds 5`" in text
-    assert "| hard_sigmoid_quiet_end | 2 / 3 (seeds 3,4,5) | 900 (900-900) | 1.000 | 0.500-0.990 |" in text
+    assert "| hard_sigmoid_quiet_end | 2 / 3 (seeds 3-5) | 900 (900-900) | 1.000 | 0.500-0.990 |" in text
     assert "sequence_reversal" not in text  # no rows, no section
     default, paper = text.split("- Paper scale: training strings of length 8-64, test 65-128, 128 symbols, LSTM 256")
     # The memory traces stay in the record, which the page links to.
@@ -42,7 +42,7 @@ def test_the_page_gives_one_command_per_invocation_that_trained_its_runs():
     # A budget other than the default is part of the command that reproduces the run.
     assert ("`python benchmarks/deque_study.py --scale paper --tasks sequence_copy --conditions hard_sigmoid_quiet_end "
             "--seeds 3 --epochs 40`") in paper
-    assert "| hard_sigmoid_quiet_end | 1 / 1 (seeds 3) |" in paper
+    assert "| hard_sigmoid_quiet_end | 1 / 1 (seed 3) |" in paper
     assert "RMSProp 5e-3, batch 10" in default
 
 
@@ -138,4 +138,4 @@ def test_train_recipe_runs_without_the_baseline_and_the_page_states_its_noise_in
     text = deque_study.report([_row("train_recipe", 6, [6], 1.0, "paper", 40)])
     assert ("`train_recipe`: the DeQue recipe as `neural-memory train --scale paper --memory deque` trains it "
             "(hard-sigmoid gates, a random quiet end, 2e-3, strength noise 0.5 from batch 1,000)") in text
-    assert "| train_recipe | 1 / 1 (seeds 6) |" in text
+    assert "| train_recipe | 1 / 1 (seed 6) |" in text

@@ -28,8 +28,8 @@ def test_the_page_counts_the_runs_that_learn_at_the_papers_test_lengths_against_
     assert "- Command: `KERAS_BACKEND=jax python benchmarks/strength_noise.py`" in page
     assert "RMSProp 0.005 with clipping at 1, batch 10, 5,000 batches" in page
     assert ("Runs that learn the task (coarse accuracy at least 0.95 at lengths 66-128): "
-            "queue with strength_noise 0 after 5,000 batches: 0 of 2 (seeds 0, 1); "
-            "queue with strength_noise 1 after 5,000 batches: 2 of 2 (seeds 0, 1).") in page
+            "queue with strength_noise 0 after 5,000 batches: 0 of 2 (seeds 0,1); "
+            "queue with strength_noise 1 after 5,000 batches: 2 of 2 (seeds 0,1).") in page
     assert "| queue | 0 | 5,000 | 1 | 1.000 | diverged |" in page
 
 

@@ -1,4 +1,4 @@
-"""`benchmarks/study_record.py`: a record that several processes share keeps every row they add."""
+"""`benchmarks/study_record.py`: a record that several processes share keeps every row they add; seeds as the pages name them."""
 
 import json
 import pathlib
@@ -9,7 +9,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from study_record import add_row, read_rows  # noqa: E402
+import pytest  # noqa: E402
+from study_record import add_row, read_rows, seeds_text  # noqa: E402
 
 # One process adding its rows one by one, as a sweep on each core does; all
 # start writing together, once every one has imported the package.
@@ -24,6 +25,23 @@ while not (folder / "go").exists():
 for i in range(count):
     add_row(folder / "record.json", {{"writer": name, "i": i}}, key=lambda row: (row["writer"], row["i"]))
 """
+
+
+@pytest.mark.parametrize("seeds, text", [
+    ([0], "seed 0"),
+    ([1, 0, 1], "seeds 0,1"),
+    (range(5), "seeds 0-4"),
+    ([0, 2, 4], "seeds 0,2,4"),
+    ([9, 0, 2, 3, 4, 10], "seeds 0,2-4,9,10"),
+])  # fmt: skip
+def test_seeds_are_named_sorted_with_three_or_more_consecutive_ones_as_a_range(seeds, text):
+    assert seeds_text(seeds) == text
+    assert seeds_text(seeds, named=False) == text.split(" ", 1)[1]
+
+
+def test_no_seeds_is_an_error():
+    with pytest.raises(ValueError, match="at least one seed"):
+        seeds_text([])
 
 
 def test_rows_replace_the_row_of_their_key(tmp_path):
