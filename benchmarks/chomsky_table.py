@@ -339,30 +339,48 @@ def cost_sentence(rows):
 
 
 def readme_claim(rows):
-    """The README's one-line summary of the table: per model, its runs that solve a task, k of n, and where."""
+    """The README's one-line summary of the table: per task, the models whose runs solve it, k of n, then the rest.
+
+    A model is named with its own count when a run of it solves the task
+    (the Stack-RNN also when its whole-tape stack does); the models none
+    of whose runs solve the task share one count.
+    """
     rows = [row for row in table_rows(rows) if row["task"] in TASKS]
     if not rows:
         return "no run of the table is recorded yet."
     parts = []
-    for model in MODELS:
-        runs = [row for row in rows if row["model"] == model]
-        if not runs:
-            continue
-        by_task = []
-        for task in TASKS:
-            of_task = _of(runs, task, model)
-            if of_task:
-                solved = sum(not row["diverged"] and row["score"] is not None and solves(row["score"]) for row in of_task)
-                by_task.append(f"`{task}` in {solved} of {runs_text(len(of_task))}")
-        text = f"the {PROSE_NAMES[model]} solves " + ", ".join(by_task)
-        if model == "superposition_stack":
+    for task in TASKS:
+        solving, failing, failed_runs = [], [], 0
+        for model in MODELS:
+            runs = _of(rows, task, model)
+            if not runs:
+                continue
+            solved = sum(not row["diverged"] and row["score"] is not None and solves(row["score"]) for row in runs)
             deep = [row for row in runs if "whole_tape_stack" in row]
             deep_solved = sum(solves(row["whole_tape_stack"]["score"]) for row in deep)
-            text += f" ({deep_solved} of {len(deep)} with a stack that holds the whole tape)"
-        parts.append(text)
+            if not solved and not deep_solved:
+                failing.append(f"the {PROSE_NAMES[model]}")
+                failed_runs += len(runs)
+                continue
+            text = f"the {PROSE_NAMES[model]} {'solves it ' if not solving else ''}in {solved} of {runs_text(len(runs))}"
+            if deep_solved:
+                text += f" ({deep_solved} of {len(deep)} with a stack that holds the whole tape)"
+            solving.append(text)
+        if not solving and not failing:
+            continue
+        if failing:
+            names = "every model" if len(failing) == len(MODELS) else _and(failing)
+            count = f"0 of {runs_text(failed_runs)}"
+            solving.append(f"and {names} in {count}" if solving else f"no run solves it ({count}, {names})")
+        parts.append(f"on `{task}`, " + ", ".join(solving))
     planned = len(TASKS) * len(MODELS) * len(SEEDS)
     recorded = f"{len(rows)} of its {planned} runs ({len(TASKS)} tasks x {len(MODELS)} models x {seeds_text(SEEDS)})"
     return "; ".join(parts) + f"; {recorded} {'is' if len(rows) == 1 else 'are'} recorded, the others not run."
+
+
+def _and(names):
+    """"a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 def draw_figures(rows, folder):
     """One figure per task: per-token accuracy against length, the best seed's curve of every model."""

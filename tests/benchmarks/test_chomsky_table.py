@@ -134,21 +134,28 @@ def test_the_score_from_42_is_stated_once_as_its_largest_difference():
     assert chomsky_table.from_42_sentence(rows[2:]) == ""
 
 
-def test_the_readme_claim_counts_each_models_solving_runs_per_task_and_the_runs_recorded():
+def test_the_readme_claim_names_per_task_each_model_whose_runs_solve_it_and_counts_the_others_together():
     rows = [_row("reverse_string", "superposition_stack", 0, 0.61, whole_tape=1.0),
             _row("reverse_string", "superposition_stack", 1, 0.95, whole_tape=0.5),
+            _row("reverse_string", "queue", 0, 0.5), _row("reverse_string", "lstm", 0, 0.6),
+            _row("reverse_string", "lstm", 1, None),
             _row("odds_first", "lstm", 0, None), _row("odds_first", "lstm", 1, 0.91),
-            _row("reverse_string", "lstm", 0, 0.99, learning_rate=1e-4)]  # fmt: skip
+            _row("bucket_sort", "stack", 0, 0.2), _row("bucket_sort", "lstm", 0, 0.3),
+            _row("reverse_string", "lstm", 2, 0.99, learning_rate=1e-4)]  # fmt: skip
     claim = chomsky_table.readme_claim(rows)
-    assert claim.startswith("the Stack-RNN solves `reverse_string` in 1 of 2 runs (1 of 2 with a stack that holds "
-                            "the whole tape); the LSTM solves `odds_first` in 1 of 2 runs;")  # fmt: skip
-    # a run at another learning rate is not in the table
-    assert claim.endswith("; 4 of its 108 runs (6 tasks x 6 models x seeds 0-2) are recorded, the others not run.")
+    assert claim == (
+        "on `reverse_string`, the Stack-RNN solves it in 1 of 2 runs (1 of 2 with a stack that holds the whole tape),"
+        " and the Queue-LSTM and the LSTM in 0 of 3 runs; on `odds_first`, the LSTM solves it in 1 of 2 runs;"
+        " on `bucket_sort`, no run solves it (0 of 2 runs, the Stack-LSTM and the LSTM);"
+        # a run at another learning rate is not in the table
+        " 9 of its 108 runs (6 tasks x 6 models x seeds 0-2) are recorded, the others not run.")  # fmt: skip
     assert chomsky_table.readme_claim([]) == "no run of the table is recorded yet."
-    # The DeQue's two models read as names inside the sentence.
-    deques = chomsky_table.readme_claim([_row("reverse_string", "deque", 0, 0.5), _row("reverse_string", "deque_recipe", 0, 0.95)])
-    assert deques.startswith("the paper's DeQue-LSTM solves `reverse_string` in 0 of 1 run; "
-                             "the DeQue-LSTM with the recipe solves `reverse_string` in 1 of 1 run;")  # fmt: skip
+    every = [_row("reverse_string", model, 0, 0.5) for model in chomsky_table.MODELS]
+    assert chomsky_table.readme_claim(every).startswith("on `reverse_string`, no run solves it (0 of 6 runs, every model);")
+    # The DeQue's two models read as names inside the sentence; a model after the first says only "in".
+    deques = chomsky_table.readme_claim([_row("reverse_string", "deque", 0, 0.95), _row("reverse_string", "deque_recipe", 0, 0.95)])
+    assert deques.startswith("on `reverse_string`, the paper's DeQue-LSTM solves it in 1 of 1 run, "
+                             "the DeQue-LSTM with the recipe in 1 of 1 run;")  # fmt: skip
 
 
 def test_the_cost_is_each_models_recorded_hours_and_device():
