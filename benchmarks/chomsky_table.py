@@ -382,6 +382,7 @@ def _and(names):
     """"a", "a and b", "a, b and c"."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
+
 def draw_figures(rows, folder):
     """One figure per task: per-token accuracy against length, the best seed's curve of every model."""
     rows = table_rows(rows)
