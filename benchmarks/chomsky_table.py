@@ -370,8 +370,12 @@ def readme_claim(rows):
             continue
         if failing:
             names = "every model" if len(failing) == len(MODELS) else _and(failing)
-            count = f"0 of {runs_text(failed_runs)}"
-            solving.append(f"and {names} in {count}" if solving else f"no run solves it ({count}, {names})")
+            if solving:
+                # "their" keeps a shared count from reading as each model's own.
+                count = f"0 of {'their ' if len(failing) > 1 else ''}{runs_text(failed_runs)}"
+                solving.append(f"and {names} in {count}")
+            else:
+                solving.append(f"no run solves it (0 of {runs_text(failed_runs)}, {names})")
         parts.append(f"on `{task}`, " + ", ".join(solving))
     planned = len(TASKS) * len(MODELS) * len(SEEDS)
     recorded = f"{len(rows)} of its {planned} runs ({len(TASKS)} tasks x {len(MODELS)} models x {seeds_text(SEEDS)})"

@@ -145,7 +145,7 @@ def test_the_readme_claim_names_per_task_each_model_whose_runs_solve_it_and_coun
     claim = chomsky_table.readme_claim(rows)
     assert claim == (
         "on `reverse_string`, the Stack-RNN solves it in 1 of 2 runs (1 of 2 with a stack that holds the whole tape),"
-        " and the Queue-LSTM and the LSTM in 0 of 3 runs; on `odds_first`, the LSTM solves it in 1 of 2 runs;"
+        " and the Queue-LSTM and the LSTM in 0 of their 3 runs; on `odds_first`, the LSTM solves it in 1 of 2 runs;"
         " on `bucket_sort`, no run solves it (0 of 2 runs, the Stack-LSTM and the LSTM);"
         # a run at another learning rate is not in the table
         " 9 of its 108 runs (6 tasks x 6 models x seeds 0-2) are recorded, the others not run.")  # fmt: skip
@@ -156,6 +156,10 @@ def test_the_readme_claim_names_per_task_each_model_whose_runs_solve_it_and_coun
     deques = chomsky_table.readme_claim([_row("reverse_string", "deque", 0, 0.95), _row("reverse_string", "deque_recipe", 0, 0.95)])
     assert deques.startswith("on `reverse_string`, the paper's DeQue-LSTM solves it in 1 of 1 run, "
                              "the DeQue-LSTM with the recipe in 1 of 1 run;")  # fmt: skip
+    # One model's count is its own: no "their".
+    one = chomsky_table.readme_claim([_row("reverse_string", "stack", 0, 0.95), _row("reverse_string", "lstm", 0, 0.5),
+                                      _row("reverse_string", "lstm", 1, 0.5)])  # fmt: skip
+    assert one.startswith("on `reverse_string`, the Stack-LSTM solves it in 1 of 1 run, and the LSTM in 0 of 2 runs;")
 
 
 def test_the_cost_is_each_models_recorded_hours_and_device():
