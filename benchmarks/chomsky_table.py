@@ -26,7 +26,8 @@ The table runs at one learning rate of the authors' three, chosen once
 mean score over those runs, which `--learning-rates 1e-4,3e-4,5e-4` trains
 into the same record. After its runs the script writes the page's part
 (the choice, then per task every model's score by seed, the seeds that
-solve it, the best, the median and the authors' Table 2 figure) and one
+solve it, the best, the median and the authors' Table 2 figure, then a
+paragraph of who solves each task and how the other runs fail) and one
 figure per task from the record; `--page-only` only does that.
 
 Each run is its own `neural-memory train` process. Every run resumes where
@@ -66,7 +67,7 @@ from keras_neural_memory.experiments import chomsky, cli
 from keras_neural_memory.experiments.cli import list_of, positive_float
 from keras_neural_memory.experiments.common import CHOMSKY_LEARNING_RATES, CHOMSKY_PROTOCOL, SOLVES_AT, solves
 from keras_neural_memory.experiments.config import DEQUE_RECIPE, deque_recipe
-from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASK_NAMES
+from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASK_NAMES, CHOMSKY_TASKS
 
 #: The six tasks where the kind of memory should matter: deterministic context-free, then context-sensitive.
 TASKS = ("reverse_string", "stack_manipulation", "modular_arithmetic_brackets", "duplicate_string", "odds_first",
@@ -338,48 +339,117 @@ def cost_sentence(rows):
             f"of the record, on {devices}." + "".join(tasks))
 
 
-def readme_claim(rows):
-    """The README's one-line summary of the table: per task, the models whose runs solve it, k of n, then the rest.
+def task_outcome(rows, task):
+    """Who solves `task`, as a clause: each model some run of which solves it, k of n, then the rest's one count.
 
     A model is named with its own count when a run of it solves the task
     (the Stack-RNN also when its whole-tape stack does); the models none
-    of whose runs solve the task share one count.
+    of whose runs solve the task share one count. "" when no run of the
+    task is recorded.
     """
+    solving, failing, failed_runs = [], [], 0
+    for model in MODELS:
+        runs = _of(rows, task, model)
+        if not runs:
+            continue
+        solved = sum(_solved(row) for row in runs)
+        deep = [row for row in runs if "whole_tape_stack" in row]
+        deep_solved = sum(_solved(row, whole_tape=True) for row in deep)
+        if not solved and not deep_solved:
+            failing.append(f"the {PROSE_NAMES[model]}")
+            failed_runs += len(runs)
+            continue
+        text = f"the {PROSE_NAMES[model]} {'solves it ' if not solving else ''}in {solved} of {runs_text(len(runs))}"
+        if deep_solved:
+            text += f" ({deep_solved} of {len(deep)} with a stack that holds the whole tape)"
+        solving.append(text)
+    if failing:
+        names = "every model" if len(failing) == len(MODELS) else _and(failing)
+        if solving:
+            # "their" keeps a shared count from reading as each model's own.
+            count = f"0 of {'their ' if len(failing) > 1 else ''}{runs_text(failed_runs)}"
+            solving.append(f"and {names} in {count}")
+        else:
+            solving.append(f"no run solves it (0 of {runs_text(failed_runs)}, {names})")
+    return ", ".join(solving)
+
+
+def _solved(row, whole_tape=False):
+    """Whether `row`'s run solves its task: with its training stack, or (`whole_tape`) with the whole-tape one."""
+    if row["diverged"]:
+        return False
+    score = (row.get("whole_tape_stack") or {}).get("score") if whole_tape else row["score"]
+    return score is not None and solves(score)
+
+
+def readme_claim(rows):
+    """The README's one-line summary of the table: per task, the models whose runs solve it, k of n, then the rest."""
     rows = [row for row in table_rows(rows) if row["task"] in TASKS]
     if not rows:
         return "no run of the table is recorded yet."
-    parts = []
-    for task in TASKS:
-        solving, failing, failed_runs = [], [], 0
-        for model in MODELS:
-            runs = _of(rows, task, model)
-            if not runs:
-                continue
-            solved = sum(not row["diverged"] and row["score"] is not None and solves(row["score"]) for row in runs)
-            deep = [row for row in runs if "whole_tape_stack" in row]
-            deep_solved = sum(solves(row["whole_tape_stack"]["score"]) for row in deep)
-            if not solved and not deep_solved:
-                failing.append(f"the {PROSE_NAMES[model]}")
-                failed_runs += len(runs)
-                continue
-            text = f"the {PROSE_NAMES[model]} {'solves it ' if not solving else ''}in {solved} of {runs_text(len(runs))}"
-            if deep_solved:
-                text += f" ({deep_solved} of {len(deep)} with a stack that holds the whole tape)"
-            solving.append(text)
-        if not solving and not failing:
-            continue
-        if failing:
-            names = "every model" if len(failing) == len(MODELS) else _and(failing)
-            if solving:
-                # "their" keeps a shared count from reading as each model's own.
-                count = f"0 of {'their ' if len(failing) > 1 else ''}{runs_text(failed_runs)}"
-                solving.append(f"and {names} in {count}")
-            else:
-                solving.append(f"no run solves it (0 of {runs_text(failed_runs)}, {names})")
-        parts.append(f"on `{task}`, " + ", ".join(solving))
+    parts = [f"on `{task}`, {outcome}" for task in TASKS if (outcome := task_outcome(rows, task))]
     planned = len(TASKS) * len(MODELS) * len(SEEDS)
     recorded = f"{len(rows)} of its {planned} runs ({len(TASKS)} tasks x {len(MODELS)} models x {seeds_text(SEEDS)})"
     return "; ".join(parts) + f"; {recorded} {'is' if len(rows) == 1 else 'are'} recorded, the others not run."
+
+
+def findings_part(rows):
+    """The page's "What the table shows": per task, who solves it, and how the other runs fail.
+
+    A run that does not solve a task, with either stack, either fits the
+    strings it trains on (its mean accuracy over the training lengths
+    reaches the bar) and fails beyond them, or fits not even those: the
+    accuracy over the training lengths and at the longest length tell the
+    two apart.
+    """
+    rows = table_rows(rows)
+    sentences = []
+    for task in dict.fromkeys([*TASKS, *(row["task"] for row in rows)]):
+        outcome = task_outcome(rows, task)
+        if not outcome:
+            continue
+        level = CHOMSKY_TASKS[task].level.replace("_context", " context").replace("_", "-")
+        sentences.append(f"On `{task}` ({level}), {outcome}.")
+        scored = [row for row in rows if row["task"] == task and not row["diverged"] and row["score"] is not None]
+        failed = [row for row in scored if not _solved(row) and not _solved(row, whole_tape=True)]
+        if failed:
+            unscored = sum(row["task"] == task for row in rows) > len(scored)
+            sentences.append(_how_runs_fail(failed, CHOMSKY_PROTOCOL["train_lengths"], len(failed) == len(scored),
+                                            unscored))  # fmt: skip
+    if not sentences:
+        return ""
+    return "### What the table shows\n\n" + " ".join(sentences)
+
+
+def _how_runs_fail(failed, train_lengths, everyone, unscored):
+    """One sentence: whether the `failed` runs reach the bar on their training lengths, and their longest length.
+
+    `everyone`: they are all the task's scored runs; `unscored`: the task
+    also has runs without a score (diverged), which have no curve to tell.
+    """
+    low, high = train_lengths
+    on_training = [statistics.fmean(row["accuracy_by_length"][low - 1:high]) for row in failed]
+    longest = len(failed[0]["accuracy_by_length"])
+    at_longest = [row["accuracy_by_length"][-1] for row in failed]
+    fit, one = sum(solves(value) for value in on_training), len(failed) == 1
+    runs = f"{'its' if everyone else 'the'} {runs_text(len(failed))}"
+    runs = runs.replace(" run", " scored run") if unscored else runs
+    runs += "" if everyone else f" that {'does' if one else 'do'} not solve it"
+    if fit == len(failed):
+        verdict = f"{runs} {'reaches' if one else 'reach'} the bar on the training lengths {low}-{high} but not beyond them"
+    elif not fit:
+        verdict = f"{runs} {'stays' if one else 'stay'} below the bar even on the training lengths {low}-{high}"
+    else:
+        verdict = (f"{fit} of {runs} {'reaches' if fit == 1 else 'reach'} the bar on the training lengths "
+                   f"{low}-{high}, and none beyond them")
+    return (f"{verdict[0].upper()}{verdict[1:]} (mean accuracy over them {_range(on_training)}; "
+            f"at length {longest}, {_range(at_longest)}).")
+
+
+def _range(values):
+    """"0.500" or "0.500-0.600"."""
+    low, high = f"{min(values):.3f}", f"{max(values):.3f}"
+    return low if low == high else f"{low}-{high}"
 
 
 def _and(names):
@@ -420,9 +490,8 @@ def page_parts(record=ROOT / RECORD, page=ROOT / PAGE, figures=ROOT / FIGURES):
         return []
     page = pathlib.Path(page)
     link = pathlib.Path(os.path.relpath(figures, page.parent)).as_posix()
-    cost = cost_sentence(rows)
-    return [(page, WRITER, learning_rate_part(rows) + "\n\n" + table_part(rows, link) + (f"\n\n{cost}" if cost else ""),
-             TITLE)]  # fmt: skip
+    parts = [learning_rate_part(rows), table_part(rows, link), findings_part(rows), cost_sentence(rows)]
+    return [(page, WRITER, "\n\n".join(part for part in parts if part), TITLE)]
 
 
 def score_line(row):
