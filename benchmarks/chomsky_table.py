@@ -490,7 +490,9 @@ def page_parts(record=ROOT / RECORD, page=ROOT / PAGE, figures=ROOT / FIGURES):
         return []
     page = pathlib.Path(page)
     link = pathlib.Path(os.path.relpath(figures, page.parent)).as_posix()
-    parts = [learning_rate_part(rows), table_part(rows, link), findings_part(rows), cost_sentence(rows)]
+    cost = cost_sentence(rows)
+    parts = [learning_rate_part(rows), table_part(rows, link), findings_part(rows),
+             cost and f"### What a run costs\n\n{cost}"]  # fmt: skip
     return [(page, WRITER, "\n\n".join(part for part in parts if part), TITLE)]
 
 
