@@ -167,9 +167,9 @@ def report(rows):
         reading, answering = ("{push:.2f} / {pop:.2f} / {no_op:.2f}".format(**row["actions"][phase])
                               for phase in ("reading", "answering"))  # fmt: skip
         score = "-" if row["score"] is None else f"{row['score']:.3f}"
-        lines.append(f"| {row['seed']} | {row['stack_size']} | {score} | {at.get('40', float('nan')):.3f} "
-                     f"| {at.get('100', float('nan')):.3f} | {at.get(str(max_length), float('nan')):.3f} "
-                     f"| {reading} | {answering} |")  # fmt: skip
+        # "-" where a run was measured on shorter strings than a column's length.
+        cells = [f"{at[str(n)]:.3f}" if str(n) in at else "-" for n in (40, 100, max_length)]
+        lines.append(f"| {row['seed']} | {row['stack_size']} | {score} | {' | '.join(cells)} | {reading} | {answering} |")
     lines += ["", "A model that answers the last c symbols of a string right and guesses the rest has accuracy "
                   "0.5 + c / (2L) at length L, and scores "
                   + ", ".join(f"{capacity_score(c, max_length=max_length):.3f} for c = {c}" for c in (30, 35, 40)) + "."]

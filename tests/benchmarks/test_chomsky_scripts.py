@@ -48,6 +48,15 @@ def test_the_capacity_score_is_the_mean_of_half_plus_what_fits_over_the_scored_l
     assert chomsky_stack_depth.capacity_score(30) == pytest.approx(np.mean(0.5 + 15 / lengths))
 
 
+def test_the_depth_table_marks_lengths_a_run_was_not_measured_at():
+    actions = {phase: {"push": 0.5, "pop": 0.5, "no_op": 0.0} for phase in ("reading", "answering")}
+    row = {"seed": 1, "stack_size": 30, "trained_stack_size": 30, "score": 0.9, "actions": actions,
+           "trace_length": 60, "accuracy_at": {"40": 1.0, "60": 0.8}, "accuracy_by_length": [1.0] * 60}  # fmt: skip
+    table = chomsky_stack_depth.report([row])
+    assert "| 1 | 30 | 0.900 | 1.000 | - | 0.800 | 0.50 / 0.50 / 0.00 | 0.50 / 0.50 / 0.00 |" in table
+    assert "nan" not in table
+
+
 def test_the_whole_evaluation_is_the_quadratic_through_the_measured_lengths_summed():
     lengths, seconds = [125, 250, 375, 500], [0.5 + 0.01 * n + 1e-5 * n * n for n in (125, 250, 375, 500)]
     expected = sum(0.5 + 0.01 * n + 1e-5 * n * n for n in range(1, 501))
