@@ -432,7 +432,7 @@ def _how_runs_fail(failed, train_lengths, everyone, unscored):
     longest = len(failed[0]["accuracy_by_length"])
     at_longest = [row["accuracy_by_length"][-1] for row in failed]
     fit, one = sum(solves(value) for value in on_training), len(failed) == 1
-    runs = f"{'its' if everyone else 'the'} {runs_text(len(failed))}"
+    runs = "its run" if everyone and one else f"{'its' if everyone else 'the'} {runs_text(len(failed))}"
     runs = runs.replace(" run", " scored run") if unscored else runs
     runs += "" if everyone else f" that {'does' if one else 'do'} not solve it"
     if fit == len(failed):

@@ -196,6 +196,8 @@ def test_what_the_table_shows_names_the_solvers_and_tells_runs_that_fit_the_trai
     # the page's order of tasks, whatever the record's
     assert part.index("`reverse_string`") < part.index("`modular_arithmetic_brackets`") < part.index("`bucket_sort`")
     assert chomsky_table.findings_part([]) == ""
+    lone = chomsky_table.findings_part([_row("odds_first", "lstm", 0, 0.5)])
+    assert "no run solves it (0 of 1 run, the LSTM). Its run stays below the bar even on" in lone
 
 
 def test_the_cost_is_each_models_recorded_hours_and_device():
