@@ -408,8 +408,7 @@ def findings_part(rows):
         outcome = task_outcome(rows, task)
         if not outcome:
             continue
-        level = CHOMSKY_TASKS[task].level.replace("_context", " context").replace("_", "-")
-        sentences.append(f"On `{task}` ({level}), {outcome}.")
+        sentences.append(f"On `{task}` ({CHOMSKY_TASKS[task].level_name}), {outcome}.")
         scored = [row for row in rows if row["task"] == task and not row["diverged"] and row["score"] is not None]
         failed = [row for row in scored if not _solved(row) and not _solved(row, whole_tape=True)]
         if failed:
@@ -432,9 +431,11 @@ def _how_runs_fail(failed, train_lengths, everyone, unscored):
     longest = len(failed[0]["accuracy_by_length"])
     at_longest = [row["accuracy_by_length"][-1] for row in failed]
     fit, one = sum(solves(value) for value in on_training), len(failed) == 1
-    runs = "its run" if everyone and one else f"{'its' if everyone else 'the'} {runs_text(len(failed))}"
-    runs = runs.replace(" run", " scored run") if unscored else runs
-    runs += "" if everyone else f" that {'does' if one else 'do'} not solve it"
+    noun = f"{'scored ' if unscored else ''}run{'' if one else 's'}"
+    if everyone:
+        runs = f"its {noun}" if one else f"its {len(failed)} {noun}"
+    else:
+        runs = f"the {len(failed)} {noun} that {'does' if one else 'do'} not solve it"
     if fit == len(failed):
         verdict = f"{runs} {'reaches' if one else 'reach'} the bar on the training lengths {low}-{high} but not beyond them"
     elif not fit:

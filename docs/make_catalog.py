@@ -318,7 +318,7 @@ def chomsky_section(name, cls, data_dir):
             f"{_range(*config.test_lengths)}"
         )
         out.append(
-            f"| `{config.name}` | {task.level.replace('_', ' ')} | {task.input_vocab_size} | "
+            f"| `{config.name}` | {task.level_name} | {task.input_vocab_size} | "
             f"{task.output_vocab_size} | {_output_length_formula(task)} | {terminator} | {train} | {test} |"
         )
     out.append("")

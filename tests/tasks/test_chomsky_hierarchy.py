@@ -304,6 +304,8 @@ def test_registry_order_levels_and_vocabularies():
     for name, task in CHOMSKY_TASKS.items():
         assert task.name == name and chomsky_task(name) is task
         assert name in EXPECTED_ORDER[task.level]
+        assert task.level_name == {"regular": "regular", "deterministic_context_free": "deterministic context-free",
+                                   "context_sensitive": "context-sensitive"}[task.level]  # fmt: skip
         input_vocab, output_vocab, output_length, terminator = LAYOUT[name]
         assert (task.input_vocab_size, task.output_vocab_size, task.terminator) == (input_vocab, output_vocab, terminator)
         assert [task.output_length(n) for n in range(1, 30)] == [output_length(n) for n in range(1, 30)]

@@ -23,6 +23,9 @@ import numpy as np
 from tfds_tasks.generators.base import check_int
 
 LEVELS = ("regular", "deterministic_context_free", "context_sensitive")
+#: How the docs write each level.
+LEVEL_NAMES = {"regular": "regular", "deterministic_context_free": "deterministic context-free",
+               "context_sensitive": "context-sensitive"}  # fmt: skip
 
 
 class ChomskyBatch(NamedTuple):
@@ -144,6 +147,11 @@ class ChomskyTask(abc.ABC):
           ``length`` (modular_arithmetic overrides it).
         """
         return check_int(length, "length", minimum=1)
+
+    @property
+    def level_name(self) -> str:
+        """The level as the docs write it, e.g. ``"deterministic context-free"``."""
+        return LEVEL_NAMES[self.level]
 
     def output_length(self, length: int) -> int:
         """Returns the number of output ids of an example of ``length``.
