@@ -215,6 +215,11 @@ def table_rows(rows, learning_rate=CHOMSKY_PROTOCOL["learning_rate"]):
     return [row for row in rows if row["settings"]["learning_rate"] == learning_rate]
 
 
+def _scored(row):
+    """Whether `row`'s run has a score: it did not diverge, and its evaluation is recorded."""
+    return not row["diverged"] and row["score"] is not None
+
+
 def _of(rows, task, model):
     return sorted((row for row in rows if row["task"] == task and row["model"] == model), key=lambda row: row["seed"])
 
@@ -239,7 +244,7 @@ def learning_rate_part(rows):
     chosen = CHOMSKY_PROTOCOL["learning_rate"]
     runs = {(row["model"], row["settings"]["learning_rate"]): row for row in rows
             if row["task"] == CHOICE_TASK and row["seed"] == CHOICE_SEED and row["model"] in CHOICE_MODELS
-            and not row["diverged"] and row["score"] is not None}  # fmt: skip
+            and _scored(row)}  # fmt: skip
     rates = CHOMSKY_LEARNING_RATES
     command = (f"`python benchmarks/chomsky_table.py --tasks {CHOICE_TASK} --models {','.join(CHOICE_MODELS)} "
                f"--seeds {CHOICE_SEED} --learning-rates {','.join(rate_text(rate) for rate in rates)}`")  # fmt: skip
@@ -298,7 +303,7 @@ def table_part(rows, figures):
                 deep = [row for row in runs if "whole_tape_stack" in row]
                 cells = score_cells(deep, lambda row: row["whole_tape_stack"]["score"])
                 lines.append(f"| {MODEL_NAMES[model]}, whole-tape stack | " + " | ".join(cells) + " | - |")
-        if any(not row["diverged"] and row["score"] is not None for row in rows if row["task"] == task):
+        if any(_scored(row) for row in rows if row["task"] == task):
             lines += ["", f"![{task}: accuracy against length, each model's best seed]({figures}/{task}_lengths.png)"]
     return "\n".join(lines)
 
@@ -306,7 +311,7 @@ def table_part(rows, figures):
 def from_42_sentence(rows):
     """The one statement of the score from length 42 (the authors' `example.py`) beside the score from 41."""
     pairs = [(row["score"], row["score_from_42"]) for row in rows
-             if not row["diverged"] and row["score"] is not None and row.get("score_from_42") is not None]  # fmt: skip
+             if _scored(row) and row.get("score_from_42") is not None]  # fmt: skip
     if not pairs:
         return ""
     largest = max(abs(score - from_42) for score, from_42 in pairs)
@@ -409,7 +414,7 @@ def findings_part(rows):
         if not outcome:
             continue
         sentences.append(f"On `{task}` ({CHOMSKY_TASKS[task].level_name}), {outcome}.")
-        scored = [row for row in rows if row["task"] == task and not row["diverged"] and row["score"] is not None]
+        scored = [row for row in rows if row["task"] == task and _scored(row)]
         failed = [row for row in scored if not _solved(row) and not _solved(row, whole_tape=True)]
         if failed:
             unscored = sum(row["task"] == task for row in rows) > len(scored)
@@ -465,7 +470,7 @@ def draw_figures(rows, folder):
         setup = chomsky.task_setup(f"chomsky_hierarchy/{task}")
         curves = {}
         for model in MODELS:
-            runs = [row for row in _of(rows, task, model) if not row["diverged"] and row["score"] is not None]
+            runs = [row for row in _of(rows, task, model) if _scored(row)]
             measured = [(MODEL_NAMES[model], runs, lambda row: row)]
             if model == "superposition_stack":
                 deep = [row for row in runs if "whole_tape_stack" in row]
