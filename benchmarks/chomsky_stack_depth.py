@@ -11,7 +11,8 @@ run with a stack of any depth. This script rebuilds each finished run of
 `--runs` with every stack depth of `--stack-sizes`, loads its weights, and
 measures the protocol's accuracy at every length 1-`--eval-max-length`
 (the run's own evaluation seed and sequences per length; with the trained
-depth, the run's own curve). It also traces
+depth, and with the whole-tape depth where the run measured it, the run's
+own curve). It also traces
 what each trained stack does: the mean probabilities of push, pop and
 no-op while the model reads the input and while it writes the answer, over
 `--trace-sequences` evaluation strings of length `--trace-length`. The
@@ -21,7 +22,7 @@ of `--page`.
 
 Usage:
     python benchmarks/chomsky_stack_depth.py \\
-        --runs runs/chomsky-first-result/superposition_stack/lr0.0005-seed0,... [--stack-sizes 30,512]
+        --runs runs/chomsky-table/reverse_string-superposition_stack-seed0-lr0.0005,... [--stack-sizes 30,1000]
 """
 
 import argparse
@@ -33,6 +34,7 @@ import numpy as np
 
 from keras_neural_memory import models
 from keras_neural_memory.experiments import chomsky
+from keras_neural_memory.experiments.common import CHOMSKY_PROTOCOL
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.run_folder import load_run, write_atomically
 from marked_part import write_part
@@ -107,10 +109,10 @@ def main(argv=None):
         evaluation = record["evaluation"]
         max_length = args.eval_max_length or evaluation["lengths"][1]
         trace = action_trace(trained, setup, args.trace_length, args.trace_sequences, evaluation["seed"])
+        recorded = recorded_curves(run, record, trained_stack_size)
         for stack_size in stack_sizes:
-            recorded = json.loads((pathlib.Path(run) / chomsky.CURVE_FILE).read_text())["accuracy_by_length"]
-            if stack_size == trained_stack_size and recorded[-1]["length"] == max_length:
-                curve = recorded  # the run's own measurement, with the stack it was trained with
+            if stack_size in recorded and recorded[stack_size][-1]["length"] == max_length:
+                curve = recorded[stack_size]
             else:
                 model = chomsky.with_stack_size(trained, setup, stack_size)
                 curve = chomsky.accuracy_by_length(model, setup, evaluation["seed"], max_length,
@@ -130,11 +132,27 @@ def main(argv=None):
     return 0
 
 
+def recorded_curves(run, record, trained_stack_size):
+    """The curves `run` measured itself, by stack depth: with its training stack, and with its whole-tape stack.
+
+    The training's own measurement of a Stack-RNN (`chomsky.measure_run`)
+    also holds, where its stack was shallower than the longest tape, the
+    curve with a stack as deep as that tape; measuring it again would give
+    the same answers.
+    """
+    folder = pathlib.Path(run)
+    curves = {trained_stack_size: folder / chomsky.CURVE_FILE}
+    whole_tape = record.get("whole_tape_stack")
+    if whole_tape is not None:
+        curves[whole_tape["stack_size"]] = folder / whole_tape["accuracy_by_length"]
+    return {size: json.loads(path.read_text())["accuracy_by_length"] for size, path in curves.items() if path.is_file()}
+
+
 def command(argv):
     return "python benchmarks/chomsky_stack_depth.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
 
-def capacity_score(capacity, train_max_length=40, max_length=500):
+def capacity_score(capacity, train_max_length=CHOMSKY_PROTOCOL["train_lengths"][1], max_length=500):
     """The score of a model that reverses the last `capacity` symbols exactly and guesses the rest."""
     lengths = np.arange(train_max_length + 1, max_length + 1)
     return float(np.mean(0.5 + np.minimum(capacity, lengths) / (2 * lengths)))
@@ -170,9 +188,11 @@ def report(rows):
         # "-" where a run was measured on shorter strings than a column's length.
         cells = [f"{at[str(n)]:.3f}" if str(n) in at else "-" for n in (40, 100, max_length)]
         lines.append(f"| {row['seed']} | {row['stack_size']} | {score} | {' | '.join(cells)} | {reading} | {answering} |")
-    lines += ["", "A model that answers the last c symbols of a string right and guesses the rest has accuracy "
-                  "0.5 + c / (2L) at length L, and scores "
-                  + ", ".join(f"{capacity_score(c, max_length=max_length):.3f} for c = {c}" for c in (30, 35, 40)) + "."]
+    if max_length > CHOMSKY_PROTOCOL["train_lengths"][1]:  # a score needs lengths beyond training
+        lines += ["", "A model that answers the last c symbols of a string right and guesses the rest has accuracy "
+                      "0.5 + c / (2L) at length L, and scores "
+                      + ", ".join(f"{capacity_score(c, max_length=max_length):.3f} for c = {c}" for c in (30, 35, 40))
+                      + "."]  # fmt: skip
     return "\n".join(lines)
 
 

@@ -41,6 +41,38 @@ def test_a_stack_run_with_a_deeper_stack_keeps_its_weights_and_its_answers_withi
         assert list(actions) == ["push", "pop", "no_op"] and sum(actions.values()) == pytest.approx(1, abs=2e-3)
 
 
+def test_the_depth_table_takes_the_runs_own_curves_and_measures_only_other_depths(tmp_path, monkeypatch):
+    from keras_neural_memory.experiments import cli
+
+    run = tmp_path / "run"
+    argv = ["train", "--task", "chomsky_hierarchy/reverse_string", "--memory", "superposition_stack",
+            "--stack-size", "2", "--hidden-size", "4", "--memory-width", "2", "--batch-size", "4", "--epochs", "1",
+            "--steps-per-epoch", "2", "--eval-max-length", "3", "--eval-sequences", "4", "--verbose", "0",
+            "--output-dir", str(run)]  # fmt: skip
+    assert cli.main(argv) == 0
+    measure = chomsky.accuracy_by_length
+    measured_depths = []
+
+    def counted(model, *args, **kwargs):
+        measured_depths.append(model.get_layer("superposition_stack_rnn").cell.stack_size)
+        return measure(model, *args, **kwargs)
+
+    monkeypatch.setattr(chomsky, "accuracy_by_length", counted)
+    page, record = tmp_path / "chomsky.md", tmp_path / "depth.json"
+    page.write_text("# The Chomsky-hierarchy benchmark\n")
+    # Depth 2 trained it and 6 holds the tape of length 3: the run measured both itself.
+    args = ["--runs", str(run), "--output", str(record), "--page", str(page), "--trace-length", "3"]
+    assert chomsky_stack_depth.main([*args, "--stack-sizes", "2,6,9"]) == 0
+    assert measured_depths == [9]
+    rows = {row["stack_size"]: row for row in json.loads(record.read_text())["runs"]}
+    for depth, curve_file in ((2, chomsky.CURVE_FILE), (6, chomsky.WHOLE_TAPE_CURVE_FILE)):
+        own = json.loads((run / curve_file).read_text())["accuracy_by_length"]
+        assert rows[depth]["accuracy_by_length"] == [point["accuracy"] for point in own]
+    # No stack that holds the whole tape drops a vector: a deeper one gives the same answers.
+    assert rows[9]["accuracy_by_length"] == pytest.approx(rows[6]["accuracy_by_length"])
+    assert "nan" not in page.read_text()  # lengths 1-3 have no score, nor a capacity's
+
+
 def test_the_capacity_score_is_the_mean_of_half_plus_what_fits_over_the_scored_lengths():
     assert chomsky_stack_depth.capacity_score(500) == pytest.approx(1.0)
     assert chomsky_stack_depth.capacity_score(0) == pytest.approx(0.5)
