@@ -91,7 +91,6 @@ PAPER_FLAGS = "--steps-per-epoch 250 --stop-at-coarse 0.99 --output-dir runs/pap
 # takes its parts from.
 RECORD_SCRIPTS = (
     "chomsky_cost",
-    "chomsky_first_result",
     "chomsky_stack_depth",
     "chomsky_table",
     "deque_study",

@@ -1,4 +1,4 @@
-"""The Chomsky-hierarchy benchmark scripts: the first result, the stack-depth rebuild, the cost model, their pages."""
+"""The Chomsky-hierarchy benchmark scripts: the stack-depth rebuild, the cost model, their pages."""
 
 import json
 import pathlib
@@ -12,7 +12,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import chomsky_cost  # noqa: E402
-import chomsky_first_result  # noqa: E402
 import chomsky_stack_depth  # noqa: E402
 
 from keras_neural_memory import models  # noqa: E402
@@ -110,27 +109,3 @@ def test_the_cost_script_measures_every_model_and_writes_its_part_of_the_page(tm
     assert text.startswith("# Page\n\nKept.\n") and "| `superposition_stack` |" in text
     with pytest.raises(SystemExit):
         chomsky_cost.main(["--models", "stack", "--output", str(output)])
-
-
-def test_the_first_result_trains_each_model_and_seed_and_tables_only_whole_models(tmp_path, capsys):
-    page = tmp_path / "chomsky.md"
-    page.write_text("# The Chomsky-hierarchy benchmark\n\nKept.\n")
-    smoke = ["--epochs", "1", "--steps-per-epoch", "2", "--eval-max-length", "3", "--eval-sequences", "4",
-             "--runs-dir", str(tmp_path / "runs"), "--results-file", str(tmp_path / "runs.json"),
-             "--figure", str(tmp_path / "lengths.png"), "--page", str(page), "--seeds", "0"]  # fmt: skip
-    assert chomsky_first_result.main([*smoke, "--models", "superposition_stack,superposition_stack@6"]) == 0
-    deep = json.loads((tmp_path / "runs" / "superposition_stack-stack6" / "lr0.0005-seed0" / "results.json").read_text())
-    assert deep["settings"]["stack_size"] == 6
-    record = json.loads((tmp_path / "runs.json").read_text())
-    assert [run["model"] for run in record["runs"]] == ["superposition_stack", "superposition_stack@6"]
-    assert record["summary"]["superposition_stack@6"]["runs"] == 1
-    text = page.read_text()
-    assert text.startswith("# The Chomsky-hierarchy benchmark\n\nKept.\n")
-    assert "| Stack-RNN (Joulin & Mikolov, superposition), 6-vector stack | `superposition_stack@6` |" in text
-    assert "30-vector stack | `superposition_stack` |" in text and (tmp_path / "lengths.png").stat().st_size > 1000
-    # Asked for a second seed, the models are listed, not tabled, until it has finished.
-    assert chomsky_first_result.main([*smoke[:-1], "0,1", "--models", "superposition_stack", "--collect-only"]) == 0
-    assert "Not tabled or drawn until all their seeds have finished: Stack-RNN" in page.read_text()
-    with pytest.raises(SystemExit):
-        chomsky_first_result.main([*smoke, "--models", "stack@6"])
-    assert "only superposition_stack takes @N" in capsys.readouterr().err
