@@ -429,6 +429,43 @@ class _NeuralMemory:
         """`(batch, slots)` boolean: the slots holding a value after `count` steps."""
         return ops.arange(self.num_slots(capacity), dtype=count.dtype)[None, :] < count[:, None]
 
+    @staticmethod
+    def new_slots(added_capacity):
+        """`(below, above)`: where the slots of `added_capacity` more steps go.
+
+        The layout's growth, in one place: the Stack and the Queue add their
+        slots above the top, since slot `t` holds step `t` at any capacity.
+        """
+        return 0, added_capacity
+
+    def grow_slots(self, slot_major, capacity, new_capacity, axis=-1):
+        """`slot_major` (strengths or values) of a memory of `capacity` steps, zero-padded to `new_capacity`.
+
+        The zero slots are empty ones, so a memory grown this way steps on
+        exactly as the larger memory would have from the same state.
+        """
+        rank = len(ops.shape(slot_major))
+        padding = [(0, 0)] * rank
+        padding[axis % rank] = self.new_slots(new_capacity - capacity)
+        return ops.pad(slot_major, padding)
+
+    def grow(self, state, new_capacity):
+        """`state` with room for `new_capacity` steps (at least its own).
+
+        Example:
+
+        >>> deque = NeuralDeque(width=2, capacity=3)
+        >>> state = deque.grow(deque.initial_state(batch_size=1, capacity=3), 5)
+        >>> [tuple(part.shape) for part in state]  # values, strengths, written
+        [(1, 10, 2), (1, 10), (1, 5)]
+        """
+        capacity = ops.shape(state.written)[-1]
+        return MemoryState(
+            values=self.grow_slots(state.values, capacity, new_capacity, axis=-2),
+            strengths=self.grow_slots(state.strengths, capacity, new_capacity),
+            written=ops.pad(state.written, [(0, 0), (0, new_capacity - capacity)]),
+        )
+
     def get_config(self):
         return {"width": self.width, "capacity": self.capacity}
 
@@ -579,6 +616,11 @@ class NeuralDeque(_NeuralMemory):
         """Centred layout: the top grows up from the middle, the bottom down."""
         step = ops.minimum(count, capacity - 1)
         return ops.stack([capacity + step, capacity - 1 - step], axis=-1)
+
+    @staticmethod
+    def new_slots(added_capacity):
+        """The centred buffer grows at both ends."""
+        return added_capacity, added_capacity
 
     def filled_slots(self, count, capacity):
         slot = ops.arange(self.num_slots(capacity), dtype=count.dtype)[None, :]

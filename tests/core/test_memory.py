@@ -153,6 +153,33 @@ def test_unused_capacity_does_not_change_reads():
     np.testing.assert_allclose(exact, roomy, atol=1e-6)
 
 
+@pytest.mark.parametrize("kind", [memory.NeuralStack, memory.NeuralQueue, memory.NeuralDeque])
+def test_a_grown_memory_steps_as_the_larger_memory(kind):
+    # 4 steps in a memory of 4, grown to 9, then 5 more: every read and the
+    # final state equal those of a memory of 9 from the start.
+    rng = np.random.default_rng(3)
+    mem = kind(width=3, capacity=9)
+    ends = mem.slots_per_step
+    values = rng.normal(size=(2, 9, ends, 3)).astype("float32")
+    pops, pushes = (rng.uniform(size=(2, 9, ends)).astype("float32") for _ in range(2))
+
+    def run(state, steps):
+        reads = []
+        for t in steps:
+            state, r = mem.update(state, values[:, t], pops[:, t], pushes[:, t])
+            reads.append(ops.convert_to_numpy(r))
+        return state, reads
+
+    whole, want = run(mem.initial_state(2, capacity=9), range(9))
+    small, got = run(mem.initial_state(2, capacity=4), range(4))
+    grown = mem.grow(small, 9)
+    assert [tuple(part.shape) for part in grown] == [tuple(part.shape) for part in whole]
+    grown, more = run(grown, range(4, 9))
+    np.testing.assert_allclose(np.stack(got + more), np.stack(want), rtol=0, atol=1e-6)
+    for part, want_part in zip(grown, whole):
+        np.testing.assert_allclose(ops.convert_to_numpy(part), ops.convert_to_numpy(want_part), rtol=0, atol=1e-6)
+
+
 @pytest.mark.parametrize("dtype,steps", [("float32", 20000), ("float16", 3000)])
 @pytest.mark.parametrize("kind", [memory.NeuralStack, memory.NeuralQueue, memory.NeuralDeque])
 def test_long_memories_stay_exact_near_the_read_end(kind, dtype, steps):
