@@ -30,7 +30,10 @@ class MemoryRNN(keras.layers.RNN):
     not quadratically, with the same outputs and gradients. It falls back to
     Keras' generic RNN loop, automatically, when `unroll=True`, on any other
     backend, or with `fused=False`. A plain `keras.layers.RNN` over a memory
-    cell always uses the generic loop.
+    cell always uses the generic loop. Without an `initial_state`, the
+    fused scan runs a sequence of 256 steps or more on a memory grown as it
+    fills (`keras_neural_memory.fused_scan.growth_plan`): the same results,
+    with fewer empty slots passed over.
 
     Args:
         cell: A `StackCell`, `QueueCell` or `DequeCell`.
@@ -139,7 +142,8 @@ class MemoryRNN(keras.layers.RNN):
         self._check_sequences_shape(sequences.shape)
         if sequences.shape[1] == 0:
             return self._empty_call(sequences, initial_state)
-        if initial_state is None:
+        memory_starts_empty = initial_state is None
+        if memory_starts_empty:
             shape = ops.shape(sequences)
             initial_state = self.cell.get_initial_state(batch_size=shape[0], capacity=shape[1])
         if training and self.cell.strength_noise:
@@ -157,6 +161,7 @@ class MemoryRNN(keras.layers.RNN):
             training=training,
             go_backwards=self.go_backwards,
             zero_output_for_mask=self.zero_output_for_mask,
+            memory_starts_empty=memory_starts_empty,
         )
         outputs = ops.cast(outputs, self.compute_dtype)
         output = outputs if self.return_sequences else outputs[:, -1]

@@ -22,7 +22,8 @@ import pytest
 
 from keras import ops
 
-from keras_neural_memory import DequeCell, LinearController, MemoryRNN, QueueCell, StackCell, step_kernels, trace_memory
+from keras_neural_memory import DequeCell, LinearController, MemoryRNN, QueueCell, StackCell, fused_scan, step_kernels
+from keras_neural_memory import trace_memory
 from keras_neural_memory.fused_scan import fast_path_reason
 from tests import float64 as float64_helpers
 from tests.conftest import release_compiled_programs
@@ -236,6 +237,78 @@ def test_fused_matches_generic_with_mask_and_initial_state(memory, controller):
 @pytest.mark.slow
 def test_fused_matches_generic_with_mask(memory):
     assert_paths_agree(memory, "lstm", mask=ragged_mask())
+
+
+@pytest.fixture
+def grown_scans(monkeypatch):
+    """Every sequence of at least 4 steps runs in stretches (`growth_plan`); yields the stretched calls' plans."""
+    monkeypatch.setattr(fused_scan, "GROWTH_MIN_STEPS", 4)
+    plans = []
+    grown_scan = fused_scan._Scan._grown_scan
+
+    def recording(self, step, carry, steps, step_mask, plan, *args):
+        plans.append(plan)
+        return grown_scan(self, step, carry, steps, step_mask, plan, *args)
+
+    monkeypatch.setattr(fused_scan._Scan, "_grown_scan", recording)
+    yield plans
+
+
+@pytest.mark.parametrize("memory", list(CELLS))
+@pytest.mark.slow
+def test_grown_memory_matches_generic(memory, grown_scans):
+    # Outputs, final states and every gradient with the memory grown over
+    # 4 stretches of the 7 steps equal the generic loop's full memory.
+    assert_paths_agree(memory, "lstm", mask=ragged_mask(), fast=True)
+    assert grown_scans and all(plan == [(0, 2, 2), (2, 4, 4), (4, 6, 6), (6, 7, 7)] for plan in grown_scans)
+
+
+@pytest.mark.parametrize("options", [{"go_backwards": True}, {"zero_output_for_mask": True}])
+@pytest.mark.slow
+def test_grown_memory_matches_generic_options(options, grown_scans):
+    assert_paths_agree("deque", "user", mask=ragged_mask(), fast=False, **options)
+    assert grown_scans
+
+
+@pytest.mark.slow
+def test_memory_is_not_grown_from_a_given_state(grown_scans):
+    # A given initial state may hold values, so its memory runs whole.
+    assert_paths_agree("deque", "lstm", mask=ragged_mask(), with_initial_state=True)
+    assert not grown_scans
+
+
+@pytest.mark.parametrize("memory", list(CELLS))
+@pytest.mark.slow
+def test_grown_memory_in_a_compiled_model_of_unknown_batch(memory, monkeypatch):
+    # `predict` traces the model for any batch size: the grown memory's
+    # shapes then have a symbolic batch. 300 steps grow by default.
+    x = np.random.default_rng(0).normal(size=(3, 300, FEATURES)).astype("float32")
+    mask = np.ones((3, 300), bool)
+    mask[1, :40] = False
+
+    def predictions():
+        keras.utils.set_random_seed(1)
+        inputs, steps_mask = keras.Input((300, FEATURES)), keras.Input((300,), dtype="bool")
+        layer = MemoryRNN(CELLS[memory](keras.layers.LSTMCell(5), memory_width=3), return_sequences=True)
+        model = keras.Model([inputs, steps_mask], layer(inputs, mask=steps_mask))
+        model.compile(jit_compile=True)
+        return model.predict([x, mask], batch_size=2, verbose=0)
+
+    grown = predictions()
+    monkeypatch.setattr(fused_scan, "GROWTH_MIN_STEPS", 10**9)
+    whole = predictions()
+    np.testing.assert_allclose(grown, whole, rtol=0, atol=1e-5)
+    assert np.isfinite(grown).all()
+
+
+def test_growth_plan():
+    assert fused_scan.growth_plan(fused_scan.GROWTH_MIN_STEPS - 1, 300) == [(0, 255, 300)]
+    assert fused_scan.growth_plan(None, 300) == [(0, None, 300)]
+    assert fused_scan.growth_plan(258, 258) == [(0, 65, 65), (65, 130, 130), (130, 195, 195), (195, 258, 258)]
+    # A memory smaller than the sequence fills (and overflows) where the whole one would.
+    assert fused_scan.growth_plan(400, 150) == [(0, 100, 100), (100, 200, 150), (200, 300, 150), (300, 400, 150)]
+    # One larger than the sequence ends at its own capacity.
+    assert fused_scan.growth_plan(400, 500)[-1] == (300, 400, 500)
 
 
 @pytest.mark.parametrize("controller", ["gru", "lstm"])
