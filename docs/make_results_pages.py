@@ -98,6 +98,7 @@ RECORD_SCRIPTS = (
     "itg_entropy",
     "itg_study",
     "lstm_budget",
+    "memory_growth",
     "speed_tables",
     "strength_noise",
 )

@@ -1,4 +1,4 @@
-"""The Chomsky-hierarchy benchmark scripts: the stack-depth rebuild, the cost model, their pages."""
+"""The Chomsky-hierarchy benchmark scripts: the stack-depth rebuild, the cost model, the grown memory, their pages."""
 
 import json
 import pathlib
@@ -13,6 +13,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import chomsky_cost  # noqa: E402
 import chomsky_stack_depth  # noqa: E402
+import memory_growth  # noqa: E402
 
 from keras_neural_memory import models  # noqa: E402
 from keras_neural_memory.experiments import chomsky  # noqa: E402
@@ -109,3 +110,19 @@ def test_the_cost_script_measures_every_model_and_writes_its_part_of_the_page(tm
     assert text.startswith("# Page\n\nKept.\n") and "| `superposition_stack` |" in text
     with pytest.raises(SystemExit):
         chomsky_cost.main(["--models", "stack", "--output", str(output)])
+
+
+def test_the_growth_script_measures_both_memories_and_writes_its_part_of_the_page(tmp_path):
+    page = tmp_path / "chomsky.md"
+    page.write_text("# Page\n\nKept.\n")
+    output = tmp_path / "growth.json"
+    # Length 130: a tape of 288 steps, which grows.
+    assert memory_growth.main(["--models", "stack", "--lengths", "130", "--sequences", "4", "--rounds", "1",
+                               "--output", str(output), "--page", str(page)]) == 0  # fmt: skip
+    record = json.loads(output.read_text())
+    row = record["models"]["stack"]["130"]
+    assert row["tape_steps"] == 288 and len(row["grown_to_whole"]) == 1
+    assert row["accuracy"]["whole"] == row["accuracy"]["grown"]
+    assert row["largest_logit_difference"] < 1e-5
+    text = page.read_text()
+    assert text.startswith("# Page\n\nKept.\n") and "| `stack` | 130 | 288 |" in text
