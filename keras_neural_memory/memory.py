@@ -443,7 +443,18 @@ class _NeuralMemory:
 
         The zero slots are empty ones, so a memory grown this way steps on
         exactly as the larger memory would have from the same state.
+
+        Args:
+            slot_major: A tensor with one entry per slot along `axis`.
+            capacity: Steps of the memory it belongs to.
+            new_capacity: Steps of the grown memory, at least `capacity`.
+            axis: The slot axis.
         """
+        if isinstance(capacity, int) and isinstance(new_capacity, int) and new_capacity < capacity:
+            raise ValueError(
+                f"`new_capacity` must be at least the memory's capacity {capacity}; "
+                f"received new_capacity={new_capacity}."
+            )
         rank = len(ops.shape(slot_major))
         padding = [(0, 0)] * rank
         padding[axis % rank] = self.new_slots(new_capacity - capacity)
@@ -451,6 +462,10 @@ class _NeuralMemory:
 
     def grow(self, state, new_capacity):
         """`state` with room for `new_capacity` steps (at least its own).
+
+        Args:
+            state: A `MemoryState`.
+            new_capacity: Steps the grown memory holds.
 
         Example:
 

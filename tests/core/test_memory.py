@@ -178,6 +178,8 @@ def test_a_grown_memory_steps_as_the_larger_memory(kind):
     np.testing.assert_allclose(np.stack(got + more), np.stack(want), rtol=0, atol=1e-6)
     for part, want_part in zip(grown, whole):
         np.testing.assert_allclose(ops.convert_to_numpy(part), ops.convert_to_numpy(want_part), rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="new_capacity"):
+        mem.grow(whole, 4)
 
 
 @pytest.mark.parametrize("dtype,steps", [("float32", 20000), ("float16", 3000)])
