@@ -35,11 +35,8 @@ Usage:
 """
 
 import argparse
-import datetime
 import json
-import os
 import pathlib
-import platform
 import resource
 import sys
 import time
@@ -50,8 +47,8 @@ from keras_neural_memory.experiments import chomsky
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import CHOMSKY_LEARNING_RATES, CHOMSKY_PROTOCOL, RunConfig
 from keras_neural_memory.experiments.run_folder import write_atomically
-from keras_neural_memory.experiments.training import device_description
 from marked_part import write_part
+from study_record import provenance
 from tfds_tasks.generators.chomsky_hierarchy import CHOMSKY_TASKS, evaluation_batches, training_batches
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -214,12 +211,7 @@ def main(argv=None):
     sweep_runs = len(CHOMSKY_TASKS) * len(CHOMSKY_LEARNING_RATES) * args.sweep_seeds
     record = {
         "task": args.task,
-        "command": "python benchmarks/chomsky_cost.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "backend": os.environ.get("KERAS_BACKEND", "tensorflow"),
-        "device": device_description(),
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "date": datetime.date.today().isoformat(),
+        **provenance("benchmarks/chomsky_cost.py", argv),
         "batch_size": CHOMSKY_PROTOCOL["batch_size"],
         "train_lengths": args.train_lengths,
         "eval_lengths": args.eval_lengths,

@@ -29,11 +29,8 @@ Usage:
 
 import argparse
 import contextlib
-import datetime
 import json
-import os
 import pathlib
-import platform
 import sys
 import time
 
@@ -45,8 +42,8 @@ from keras_neural_memory.experiments import chomsky, data
 from keras_neural_memory.experiments.cli import list_of, positive_int
 from keras_neural_memory.experiments.config import CHOMSKY_PROTOCOL
 from keras_neural_memory.experiments.run_folder import write_atomically
-from keras_neural_memory.experiments.training import device_description
 from marked_part import write_part
+from study_record import provenance
 from tfds_tasks.generators.chomsky_hierarchy import evaluation_batches
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -173,12 +170,7 @@ def main(argv=None):
                 raise AssertionError(f"{memory}: the grown memory's accuracy differs: {row['accuracy']}")
     record = {
         "task": args.task,
-        "command": "python benchmarks/memory_growth.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "backend": os.environ.get("KERAS_BACKEND", "tensorflow"),
-        "device": device_description(),
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "date": datetime.date.today().isoformat(),
+        **provenance("benchmarks/memory_growth.py", argv),
         "min_steps": fused_scan.GROWTH_MIN_STEPS,
         "stretches": fused_scan.GROWTH_STRETCHES,
         "sequences": args.sequences,

@@ -3,14 +3,22 @@
 A study trains many runs, each identified by a key of its row; the record
 keeps the latest row of every key. Two instances of a study (say, one
 task on each core) may share a record: each merges its new row into what
-is on disk, and writes atomically.
+is on disk, and writes atomically. The measuring scripts
+(`chomsky_cost.py`, `memory_growth.py`) open their records with
+`provenance`: the command, backend, device and date of the measurement.
 """
 
+import datetime
 import json
+import os
+import platform
+import shlex
+import sys
 
 from keras_neural_memory.experiments.common import LEARNS_AT, learns
 from keras_neural_memory.experiments.config import SCALES
 from keras_neural_memory.experiments.run_folder import locked, write_atomically
+from keras_neural_memory.experiments.training import device_description
 #: Every study's protocol: the scale, batches per epoch, and the stopping rule (held-out coarse
 #: accuracy at training lengths, on this many strings, at two consecutive epochs).
 SCALE, STOP_AT, VALIDATION_EXAMPLES = "default", 1.0, 200
@@ -18,6 +26,33 @@ SCALE, STOP_AT, VALIDATION_EXAMPLES = "default", 1.0, 200
 #: (`paper_table.sh`).
 STEPS = {"default": 100, "paper": 250}
 STEPS_PER_EPOCH = STEPS[SCALE]
+
+
+def provenance(script, argv=None):
+    """Where and how a measuring script ran: the first keys of its record.
+
+    Args:
+        script: The script's path from the repository's root, as its command
+            line shows it, e.g. "benchmarks/chomsky_cost.py".
+        argv: Its arguments (without the program's name); `sys.argv[1:]` by
+            default.
+
+    Returns:
+        A dict of the command, the Keras backend, the device, the CPU count,
+        the platform and the date.
+
+    >>> record = provenance("benchmarks/chomsky_cost.py", ["--models", "lstm"])
+    >>> record["command"], sorted(record)
+    ('python benchmarks/chomsky_cost.py --models lstm', ['backend', 'command', 'cpus', 'date', 'device', 'platform'])
+    """
+    return {
+        "command": shlex.join(["python", script, *(sys.argv[1:] if argv is None else argv)]),
+        "backend": os.environ.get("KERAS_BACKEND", "tensorflow"),
+        "device": device_description(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "date": datetime.date.today().isoformat(),
+    }
 
 
 def read_rows(path):

@@ -1,4 +1,4 @@
-"""`benchmarks/study_record.py`: a record that several processes share keeps every row they add; seeds as the pages name them."""
+"""`benchmarks/study_record.py`: a record that several processes share keeps every row they add; seeds as the pages name them; where a measurement ran."""
 
 import json
 import pathlib
@@ -10,7 +10,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import pytest  # noqa: E402
-from study_record import add_row, read_rows, seeds_text  # noqa: E402
+import study_record  # noqa: E402
+from study_record import add_row, provenance, read_rows, seeds_text  # noqa: E402
 
 # One process adding its rows one by one, as a sweep on each core does; all
 # start writing together, once every one has imported the package.
@@ -67,3 +68,20 @@ def test_processes_writing_one_record_at_once_keep_every_row(tmp_path):
     rows = read_rows(record)
     assert sorted((row["writer"], row["i"]) for row in rows) == [(name, i) for name in "abc" for i in range(150)]
     assert not list(tmp_path.glob(".tmp-*")), "no temporary file is left behind"
+
+
+def test_the_provenance_of_a_measurement_names_its_command_backend_device_and_date(monkeypatch):
+    monkeypatch.setenv("KERAS_BACKEND", "jax")
+    record = provenance("benchmarks/chomsky_cost.py", ["--models", "stack,lstm", "--page", "a page.md"])
+    assert record["command"] == "python benchmarks/chomsky_cost.py --models stack,lstm --page 'a page.md'"
+    assert record["backend"] == "jax" and record["cpus"] >= 1 and record["device"] and record["platform"]
+    assert len(record["date"]) == len("2026-01-31")
+    monkeypatch.setattr(sys, "argv", ["chomsky_cost.py", "--rounds", "1"])
+    assert provenance("benchmarks/chomsky_cost.py")["command"] == "python benchmarks/chomsky_cost.py --rounds 1"
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    result = doctest.testmod(study_record)
+    assert result.attempted >= 4 and result.failed == 0
