@@ -12,13 +12,13 @@ import datetime
 import json
 import os
 import platform
-import shlex
 import sys
 
 from keras_neural_memory.experiments.common import LEARNS_AT, learns
 from keras_neural_memory.experiments.config import SCALES
 from keras_neural_memory.experiments.run_folder import locked, write_atomically
 from keras_neural_memory.experiments.training import device_description
+from speed_tables import command_line
 #: Every study's protocol: the scale, batches per epoch, and the stopping rule (held-out coarse
 #: accuracy at training lengths, on this many strings, at two consecutive epochs).
 SCALE, STOP_AT, VALIDATION_EXAMPLES = "default", 1.0, 200
@@ -32,8 +32,8 @@ def provenance(script, argv=None):
     """Where and how a measuring script ran: the first keys of its record.
 
     Args:
-        script: The script's path from the repository's root, as its command
-            line shows it, e.g. "benchmarks/chomsky_cost.py".
+        script: The script's path, e.g. "benchmarks/chomsky_cost.py"; the
+            command names it from the repository's root.
         argv: Its arguments (without the program's name); `sys.argv[1:]` by
             default.
 
@@ -46,7 +46,7 @@ def provenance(script, argv=None):
     ('python benchmarks/chomsky_cost.py --models lstm', ['backend', 'command', 'cpus', 'date', 'device', 'platform'])
     """
     return {
-        "command": shlex.join(["python", script, *(sys.argv[1:] if argv is None else argv)]),
+        "command": command_line([script, *(sys.argv[1:] if argv is None else argv)]),
         "backend": os.environ.get("KERAS_BACKEND", "tensorflow"),
         "device": device_description(),
         "cpus": os.cpu_count(),
