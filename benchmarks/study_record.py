@@ -14,6 +14,8 @@ import os
 import platform
 import sys
 
+import keras
+
 from keras_neural_memory.experiments.common import LEARNS_AT, learns
 from keras_neural_memory.experiments.config import SCALES
 from keras_neural_memory.experiments.run_folder import locked, write_atomically
@@ -47,7 +49,8 @@ def provenance(script, argv=None):
     """
     return {
         "command": command_line([script, *(sys.argv[1:] if argv is None else argv)]),
-        "backend": os.environ.get("KERAS_BACKEND", "tensorflow"),
+        # The backend Keras loaded (from `KERAS_BACKEND` or keras.json), as `speed_tables` records it.
+        "backend": keras.backend.backend(),
         "device": device_description(),
         "cpus": os.cpu_count(),
         "platform": platform.platform(),

@@ -9,6 +9,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import keras  # noqa: E402
 import pytest  # noqa: E402
 import study_record  # noqa: E402
 from study_record import add_row, provenance, read_rows, seeds_text  # noqa: E402
@@ -71,10 +72,11 @@ def test_processes_writing_one_record_at_once_keep_every_row(tmp_path):
 
 
 def test_the_provenance_of_a_measurement_names_its_command_backend_device_and_date(monkeypatch):
-    monkeypatch.setenv("KERAS_BACKEND", "jax")
+    # The backend is the one Keras loaded, not whatever the environment says after the import.
+    monkeypatch.setenv("KERAS_BACKEND", "not-the-loaded-backend")
     record = provenance("benchmarks/chomsky_cost.py", ["--models", "stack,lstm", "--page", "a page.md"])
     assert record["command"] == "python benchmarks/chomsky_cost.py --models stack,lstm --page 'a page.md'"
-    assert record["backend"] == "jax" and record["cpus"] >= 1 and record["device"] and record["platform"]
+    assert record["backend"] == keras.backend.backend() and record["cpus"] >= 1 and record["device"] and record["platform"]
     assert len(record["date"]) == len("2026-01-31")
     monkeypatch.setattr(sys, "argv", ["chomsky_cost.py", "--rounds", "1"])
     assert provenance("benchmarks/chomsky_cost.py")["command"] == "python benchmarks/chomsky_cost.py --rounds 1"
